@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The app settings this app reads (environment variables locally, app settings in Azure).
+ * The infra tests hold the Bicep app settings to this list, so add a setting here first.
+ */
+export const SETTING_NAMES = [
+    'WAIT_BUDGET_SECONDS',
+    'POLL_AFTER_SECONDS',
+    'DEFAULT_DIFFICULTY',
+    'MAX_DIFFICULTY',
+    'CHAIN_LENGTH',
+    'MAX_BLOCKS',
+    'TASKHUB_NAME',
+] as const;
+
+export type SettingName = (typeof SETTING_NAMES)[number];
+
+/** Azure's load balancer drops an HTTP response that takes longer than this, whatever functionTimeout says. */
+export const HTTP_RESPONSE_LIMIT_SECONDS = 230;
+/** Time start_mining needs after its wait to answer; the budget must leave it under every ceiling. */
+const RESPONSE_MARGIN_SECONDS = 5;
+
+export interface Config {
+    /** How long start_mining waits inline before it answers with a workflow id. */
+    waitBudgetSeconds: number;
+    /** The hint given to clients in a `running` status. */
+    pollAfterSeconds: number;
+    defaultDifficulty: number;
+    maxDifficulty: number;
+    chainLength: number;
+    maxBlocks: number;
+    taskHubName: string;
+}
+
+/** An unset or blank variable takes the default. */
+const blankToUndefined = (value: unknown): unknown =>
+    typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+function integer(min: number, max: number, fallback: number) {
+    return z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max).default(fallback));
+}
+
+const settingsSchema = z
+    .object({
+        WAIT_BUDGET_SECONDS: z.preprocess(
+            blankToUndefined,
+            z.coerce
+                .number()
+                .min(0)
+                .max(HTTP_RESPONSE_LIMIT_SECONDS - RESPONSE_MARGIN_SECONDS)
+                .default(20)
+        ),
+        POLL_AFTER_SECONDS: integer(1, 3600, 5),
+        DEFAULT_DIFFICULTY: integer(0, 64, 20),
+        MAX_DIFFICULTY: integer(0, 64, 32),
+        CHAIN_LENGTH: integer(1, 1000, 4),
+        MAX_BLOCKS: integer(1, 1000, 16),
+        // Letters and digits, starting with a letter: valid for both Azure Storage and the Durable Task Scheduler.
+        TASKHUB_NAME: z
+            .string()
+            .regex(/^[A-Za-z][A-Za-z0-9]{2,44}$/, 'must be 3 to 45 letters and digits, starting with a letter'),
+    })
+    .superRefine((s, ctx) => {
+        if (s.DEFAULT_DIFFICULTY > s.MAX_DIFFICULTY) {
+            ctx.addIssue({
+                code: 'custom',
+                path: ['DEFAULT_DIFFICULTY'],
+                message: `must not exceed MAX_DIFFICULTY (${s.MAX_DIFFICULTY})`,
+            });
+        }
+        if (s.CHAIN_LENGTH > s.MAX_BLOCKS) {
+            ctx.addIssue({
+                code: 'custom',
+                path: ['CHAIN_LENGTH'],
+                message: `must not exceed MAX_BLOCKS (${s.MAX_BLOCKS})`,
+            });
+        }
+    });
+
+export class ConfigError extends Error {
+    override name = 'ConfigError';
+}
+
+/**
+ * Validates the settings in `env`. `functionTimeoutSeconds` is the host's limit for one invocation
+ * (host.json `functionTimeout`); the wait budget must end well before it.
+ */
+export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: number): Config {
+    const picked = Object.fromEntries(SETTING_NAMES.map((name) => [name, env[name]]));
+    const result = settingsSchema.safeParse(picked);
+    if (!result.success) {
+        const problems = result.error.issues.map((issue) => {
+            const name = String(issue.path[0] ?? 'settings');
+            const given = env[name];
+            return given === undefined ? `${name} is required` : `${name} ${describeIssue(issue)} (got ${JSON.stringify(given)})`;
+        });
+        throw new ConfigError(`Invalid app settings: ${problems.join('; ')}`);
+    }
+    const s = result.data;
+    if (functionTimeoutSeconds !== undefined && s.WAIT_BUDGET_SECONDS + RESPONSE_MARGIN_SECONDS > functionTimeoutSeconds) {
+        throw new ConfigError(
+            `Invalid app settings: WAIT_BUDGET_SECONDS (${s.WAIT_BUDGET_SECONDS}) must be at least ` +
+                `${RESPONSE_MARGIN_SECONDS} s below host.json functionTimeout (${functionTimeoutSeconds} s)`
+        );
+    }
+    return {
+        waitBudgetSeconds: s.WAIT_BUDGET_SECONDS,
+        pollAfterSeconds: s.POLL_AFTER_SECONDS,
+        defaultDifficulty: s.DEFAULT_DIFFICULTY,
+        maxDifficulty: s.MAX_DIFFICULTY,
+        chainLength: s.CHAIN_LENGTH,
+        maxBlocks: s.MAX_BLOCKS,
+        taskHubName: s.TASKHUB_NAME,
+    };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+    switch (issue.code) {
+        case 'too_small':
+            return `must be at least ${String(issue.minimum)}`;
+        case 'too_big':
+            return `must be at most ${String(issue.maximum)}`;
+        case 'invalid_type':
+            return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
+        default:
+            return issue.message;
+    }
+}
+
+/**
+ * Reads host.json `functionTimeout` ("hh:mm:ss", or "-1" for none), honouring the
+ * `AzureFunctionsJobHost__functionTimeout` app-setting override the host applies.
+ */
+export function readFunctionTimeoutSeconds(appRoot: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+    let value = env.AzureFunctionsJobHost__functionTimeout;
+    if (value === undefined) {
+        try {
+            const hostJson = JSON.parse(readFileSync(join(appRoot, 'host.json'), 'utf8')) as { functionTimeout?: unknown };
+            value = typeof hostJson.functionTimeout === 'string' ? hostJson.functionTimeout : undefined;
+        } catch {
+            return undefined;
+        }
+    }
+    return parseTimeSpanSeconds(value);
+}
+
+/** Parses a .NET TimeSpan such as "00:10:00" or "1.00:00:00"; "-1" (no limit) gives undefined. */
+export function parseTimeSpanSeconds(value: string | undefined): number | undefined {
+    if (value === undefined || value.trim() === '-1') return undefined;
+    const match = /^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.\d+)?$/.exec(value.trim());
+    if (!match) throw new ConfigError(`Invalid host.json functionTimeout: ${JSON.stringify(value)} (expected hh:mm:ss)`);
+    const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = match;
+    return Number(days) * 86400 + Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
+}
+
+/** The app root: `dist/src/config.js` sits two folders below it. */
+const APP_ROOT = join(__dirname, '..', '..');
+
+let cached: Config | undefined;
+
+/** The validated settings, read once per process. Throws a ConfigError naming the bad setting. */
+export function getConfig(): Config {
+    cached ??= parseConfig(process.env, readFunctionTimeoutSeconds(APP_ROOT));
+    return cached;
+}
