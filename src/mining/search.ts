@@ -1,0 +1,255 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DIGEST_BITS, blockDigest, meetsDifficulty } from './hashRule';
+import type { ScanAnswer, ScanJob } from './searchWorker';
+
+/**
+ * The parallel proof-of-work search. Worker threads scan consecutive nonce ranges ("chunks"),
+ * handed out in increasing order. A hit in chunk k is only accepted once every chunk below k has
+ * answered, and the smallest hit wins, so the result is the smallest nonce, exactly what a serial
+ * search returns, however the threads are scheduled.
+ */
+
+export interface SearchRequest {
+    index: number;
+    previousHash: string;
+    difficulty: number;
+}
+
+export interface SearchResult {
+    nonce: number;
+    /** Lowercase hex SHA-256, recomputed with the plain rule of hashRule.ts. */
+    hash: string;
+}
+
+export interface SearchPoolOptions {
+    /** Worker threads; default one per CPU. */
+    size?: number;
+    /** The compiled worker script; default searchWorker.js next to this module. */
+    workerFile?: string;
+    /** First chunk size: small, so that easy blocks answer within a few milliseconds. */
+    firstChunk?: number;
+    /** Chunks double up to this size (about 40 ms of hashing at the measured rate). */
+    maxChunk?: number;
+}
+
+class Search {
+    nextStart = 0;
+    best: number | undefined;
+    /** Start nonces of the chunks handed out and not yet answered. */
+    readonly pending = new Set<number>();
+    settled = false;
+
+    constructor(
+        readonly request: SearchRequest,
+        private chunk: number,
+        private readonly maxChunk: number,
+        readonly resolve: (result: SearchResult) => void,
+        readonly reject: (error: Error) => void
+    ) {}
+
+    /** More chunks are needed only while nothing has been found: every chunk below a hit is already out. */
+    hasWork(): boolean {
+        return !this.settled && this.best === undefined && this.nextStart < Number.MAX_SAFE_INTEGER;
+    }
+
+    takeChunk(): { start: number; end: number } {
+        const start = this.nextStart;
+        const end = Math.min(start + this.chunk, Number.MAX_SAFE_INTEGER);
+        this.nextStart = end;
+        this.chunk = Math.min(this.chunk * 2, this.maxChunk);
+        this.pending.add(start);
+        return { start, end };
+    }
+
+    record(start: number, nonce: number | null): void {
+        this.pending.delete(start);
+        if (nonce !== null && (this.best === undefined || nonce < this.best)) this.best = nonce;
+    }
+
+    /** Done when a hit is known and no chunk below it is still out. */
+    isComplete(): boolean {
+        if (this.best === undefined) return false;
+        for (const start of this.pending) {
+            if (start < this.best) return false;
+        }
+        return true;
+    }
+
+    exhausted(): boolean {
+        return this.best === undefined && this.pending.size === 0 && this.nextStart >= Number.MAX_SAFE_INTEGER;
+    }
+}
+
+interface PooledWorker {
+    worker: Worker;
+    job?: { jobId: number; start: number; search: Search };
+    dead: boolean;
+}
+
+export class SearchPool {
+    private readonly size: number;
+    private readonly workerFile: string;
+    private readonly firstChunk: number;
+    private readonly maxChunk: number;
+    private readonly workers: PooledWorker[] = [];
+    private readonly searches: Search[] = [];
+    private nextJobId = 1;
+    private roundRobin = 0;
+    private closed = false;
+
+    constructor(options: SearchPoolOptions = {}) {
+        this.size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
+        this.workerFile = options.workerFile ?? join(__dirname, 'searchWorker.js');
+        this.firstChunk = Math.max(1, Math.floor(options.firstChunk ?? 1024));
+        this.maxChunk = Math.max(this.firstChunk, Math.floor(options.maxChunk ?? 1 << 17));
+    }
+
+    /** The smallest nonce for the block and its hash. Rejects if a worker fails. */
+    search(request: SearchRequest): Promise<SearchResult> {
+        const { index, previousHash, difficulty } = request;
+        if (!Number.isSafeInteger(index) || index < 0) {
+            return Promise.reject(new RangeError(`index must be a non-negative integer, got ${index}`));
+        }
+        if (!Number.isInteger(difficulty) || difficulty < 0 || difficulty > DIGEST_BITS) {
+            return Promise.reject(new RangeError(`difficulty must be an integer from 0 to ${DIGEST_BITS}, got ${difficulty}`));
+        }
+        if (this.closed) return Promise.reject(new Error('The search pool is closed'));
+        return new Promise<SearchResult>((resolve, reject) => {
+            this.searches.push(new Search({ index, previousHash, difficulty }, this.firstChunk, this.maxChunk, resolve, reject));
+            this.dispatch();
+        });
+    }
+
+    /** Stops every worker; searches still running are rejected. */
+    async close(): Promise<void> {
+        this.closed = true;
+        for (const search of [...this.searches]) this.fail(search, new Error('The search pool was closed'));
+        const workers = this.workers.splice(0);
+        await Promise.all(
+            workers.map((pooled) => {
+                pooled.dead = true;
+                return pooled.worker.terminate();
+            })
+        );
+    }
+
+    /** Hands chunks to idle workers, round-robin over the searches that need more. */
+    private dispatch(): void {
+        while (!this.closed) {
+            const search = this.nextSearchWithWork();
+            if (search === undefined) return;
+            const pooled = this.idleWorker();
+            if (pooled === undefined) return;
+            const { start, end } = search.takeChunk();
+            const jobId = this.nextJobId++;
+            pooled.job = { jobId, start, search };
+            const job: ScanJob = { jobId, ...search.request, start, end };
+            // A busy worker keeps the process alive until it answers; an idle one never does.
+            pooled.worker.ref();
+            pooled.worker.postMessage(job);
+        }
+    }
+
+    private nextSearchWithWork(): Search | undefined {
+        const count = this.searches.length;
+        for (let k = 0; k < count; k++) {
+            const i = (this.roundRobin + k) % count;
+            const search = this.searches[i];
+            if (search?.hasWork()) {
+                this.roundRobin = i + 1;
+                return search;
+            }
+        }
+        return undefined;
+    }
+
+    private idleWorker(): PooledWorker | undefined {
+        const idle = this.workers.find((pooled) => pooled.job === undefined && !pooled.dead);
+        if (idle !== undefined) return idle;
+        if (this.workers.length >= this.size) return undefined;
+        return this.spawn();
+    }
+
+    private spawn(): PooledWorker | undefined {
+        let worker: Worker;
+        try {
+            worker = new Worker(this.workerFile);
+        } catch (error) {
+            // Cannot start a thread at all: fail the searches rather than leave them waiting.
+            const cause = error instanceof Error ? error.message : String(error);
+            for (const search of [...this.searches]) this.fail(search, new Error(`Could not start a mining worker: ${cause}`));
+            return undefined;
+        }
+        worker.unref();
+        const pooled: PooledWorker = { worker, dead: false };
+        worker.on('message', (answer: ScanAnswer) => this.onAnswer(pooled, answer));
+        worker.on('error', (error) => this.onWorkerGone(pooled, `Mining worker failed: ${error.message}`));
+        worker.on('messageerror', (error) => this.onWorkerGone(pooled, `Mining worker sent an unreadable message: ${error.message}`));
+        worker.on('exit', (code) => this.onWorkerGone(pooled, `Mining worker stopped unexpectedly (exit code ${code})`));
+        this.workers.push(pooled);
+        return pooled;
+    }
+
+    private onAnswer(pooled: PooledWorker, answer: ScanAnswer): void {
+        const job = pooled.job;
+        if (job === undefined || job.jobId !== answer.jobId) return;
+        pooled.job = undefined;
+        pooled.worker.unref();
+        const { search } = job;
+        if (!search.settled) {
+            search.record(job.start, answer.nonce);
+            if (search.isComplete()) this.finish(search);
+            else if (search.exhausted()) this.fail(search, new RangeError('No nonce below Number.MAX_SAFE_INTEGER meets the difficulty'));
+        }
+        this.dispatch();
+    }
+
+    private onWorkerGone(pooled: PooledWorker, message: string): void {
+        if (pooled.dead) return;
+        pooled.dead = true;
+        const at = this.workers.indexOf(pooled);
+        if (at >= 0) this.workers.splice(at, 1);
+        void pooled.worker.terminate();
+        const job = pooled.job;
+        pooled.job = undefined;
+        if (job !== undefined) this.fail(job.search, new Error(message));
+        // The pool replaces the worker on demand for the searches that are left.
+        this.dispatch();
+    }
+
+    private finish(search: Search): void {
+        const nonce = search.best;
+        if (nonce === undefined) return;
+        const { index, previousHash, difficulty } = search.request;
+        const digest = blockDigest(index, previousHash, nonce);
+        if (!meetsDifficulty(digest, difficulty)) {
+            // The fast kernel and the plain rule disagree: never report a block that does not verify.
+            this.fail(search, new Error(`Mining kernel error: nonce ${nonce} does not meet difficulty ${difficulty}`));
+            return;
+        }
+        this.settle(search);
+        search.resolve({ nonce, hash: digest.toString('hex') });
+    }
+
+    private fail(search: Search, error: Error): void {
+        if (search.settled) return;
+        this.settle(search);
+        search.reject(error);
+    }
+
+    private settle(search: Search): void {
+        search.settled = true;
+        const at = this.searches.indexOf(search);
+        if (at >= 0) this.searches.splice(at, 1);
+    }
+}
+
+let sharedPool: SearchPool | undefined;
+
+/** The smallest nonce for the block, searched on the process-wide pool (one thread per CPU). */
+export function searchNonce(request: SearchRequest): Promise<SearchResult> {
+    sharedPool ??= new SearchPool();
+    return sharedPool.search(request);
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
+import { findNonceSerial, scanRange } from '../../src/mining/scan';
+import { SearchPool } from '../../src/mining/search';
+
+/** The smallest nonce by brute force with the plain rule. */
+function bruteForce(index: number, prev: string, difficulty: number): number {
+    for (let nonce = 0; ; nonce++) {
+        if (meetsDifficulty(blockDigest(index, prev, nonce), difficulty)) return nonce;
+    }
+}
+
+const PREVIOUS = [GENESIS, '00000f0ae069f928c3308babadb0794eba48e7c26e4b16428bb7af9be5c2ab50', 'é✓'];
+
+describe('scanRange (the fast kernel)', () => {
+    it('hashes exactly the bytes of the rule, across digit roll-overs', () => {
+        // A one-nonce range with the digest's own zero-bit count finds it; one bit more does not.
+        const nonces = [0, 1, 8, 9, 10, 11, 99, 100, 999, 1000, 9999, 10000, 123456789, 9007199254740990];
+        for (const prev of PREVIOUS) {
+            for (const nonce of nonces) {
+                const bits = leadingZeroBits(blockDigest(5, prev, nonce));
+                assert.equal(scanRange(5, prev, bits, nonce, nonce + 1), nonce, `${prev} ${nonce}`);
+                assert.equal(scanRange(5, prev, bits + 1, nonce, nonce + 1), undefined, `${prev} ${nonce}`);
+            }
+        }
+    });
+
+    it('finds the smallest nonce in a range, running through roll-overs', () => {
+        for (const prev of PREVIOUS) {
+            for (let difficulty = 0; difficulty <= 9; difficulty++) {
+                for (const start of [0, 7, 95, 990]) {
+                    let expected: number | undefined;
+                    for (let nonce = start; nonce < start + 3000; nonce++) {
+                        if (meetsDifficulty(blockDigest(2, prev, nonce), difficulty)) {
+                            expected = nonce;
+                            break;
+                        }
+                    }
+                    assert.equal(scanRange(2, prev, difficulty, start, start + 3000), expected);
+                }
+            }
+        }
+    });
+
+    it('agrees with brute force on the smallest nonce', () => {
+        for (let difficulty = 0; difficulty <= 12; difficulty++) {
+            for (const [index, prev] of [[0, GENESIS], [1, PREVIOUS[1] as string], [7, 'é✓']] as const) {
+                assert.equal(findNonceSerial(index, prev, difficulty), bruteForce(index, prev, difficulty), `d=${difficulty}`);
+            }
+        }
+    });
+});
+
+describe('SearchPool (parallel search)', () => {
+    const pools: SearchPool[] = [];
+    const pool = (options: ConstructorParameters<typeof SearchPool>[0]) => {
+        const created = new SearchPool(options);
+        pools.push(created);
+        return created;
+    };
+    after(async () => {
+        await Promise.all(pools.map((p) => p.close()));
+    });
+
+    it('returns what the serial search returns, with tiny chunks spread over many threads', async () => {
+        const search = pool({ size: 3, firstChunk: 16, maxChunk: 64 });
+        for (let difficulty = 0; difficulty <= 14; difficulty++) {
+            for (const [index, prev] of [[0, GENESIS], [3, PREVIOUS[1] as string]] as const) {
+                const found = await search.search({ index, previousHash: prev, difficulty });
+                const nonce = findNonceSerial(index, prev, difficulty);
+                assert.deepEqual(found, { nonce, hash: blockHash(index, prev, nonce) }, `d=${difficulty}`);
+            }
+        }
+    });
+
+    it('keeps concurrent searches apart and each one exact', async () => {
+        const search = pool({ size: 2, firstChunk: 32, maxChunk: 512 });
+        const requests = Array.from({ length: 8 }, (_, k) => ({ index: k, previousHash: GENESIS, difficulty: 8 + (k % 5) }));
+        const results = await Promise.all(requests.map((r) => search.search(r)));
+        results.forEach((found, k) => {
+            const r = requests[k];
+            assert.ok(r);
+            assert.equal(found.nonce, findNonceSerial(r.index, r.previousHash, r.difficulty));
+        });
+    });
+
+    it('rejects bad requests instead of searching forever', async () => {
+        const search = pool({ size: 1 });
+        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 257 }), RangeError);
+        await assert.rejects(search.search({ index: -1, previousHash: GENESIS, difficulty: 1 }), RangeError);
+        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 1.5 }), RangeError);
+    });
+
+    it('turns a failing worker into a rejected search, not a hang', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+        const throwing = join(dir, 'throwing.js');
+        writeFileSync(throwing, "require('node:worker_threads').parentPort.on('message', () => { throw new Error('boom'); });\n");
+        await assert.rejects(pool({ size: 2, workerFile: throwing }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /Mining worker failed: boom/);
+
+        const exiting = join(dir, 'exiting.js');
+        writeFileSync(exiting, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
+        await assert.rejects(pool({ size: 1, workerFile: exiting }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /exit code 3/);
+
+        await assert.rejects(
+            pool({ size: 1, workerFile: join(dir, 'missing.js') }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }),
+            /Mining worker/
+        );
+    });
+
+    it('replaces a failed worker and keeps serving other searches', async () => {
+        // The worker protocol over the real kernel, crashing the thread on difficulty 5 only.
+        const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+        const flaky = join(dir, 'flaky.js');
+        const scan = require.resolve('../../src/mining/scan');
+        writeFileSync(
+            flaky,
+            `const { scanRange } = require(${JSON.stringify(scan)});\n` +
+                "const port = require('node:worker_threads').parentPort;\n" +
+                "port.on('message', (j) => { if (j.difficulty === 5) throw new Error('flaky');\n" +
+                '  port.postMessage({ jobId: j.jobId, nonce: scanRange(j.index, j.previousHash, j.difficulty, j.start, j.end) ?? null }); });\n'
+        );
+        const search = pool({ size: 1, workerFile: flaky });
+        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 5 }), /flaky/);
+        assert.equal((await search.search({ index: 0, previousHash: GENESIS, difficulty: 8 })).nonce, 339);
+    });
+
+    it('never keeps a process alive once its searches are done', () => {
+        const searchModule = require.resolve('../../src/mining/search');
+        const script = `require(${JSON.stringify(searchModule)}).searchNonce({ index: 0, previousHash: 'GENESIS', difficulty: 10 }).then((r) => console.log(r.nonce));`;
+        const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+        assert.equal(child.signal, null, 'the process had to be killed: a worker kept it alive');
+        assert.equal(child.status, 0, child.stderr);
+        assert.equal(child.stdout.trim(), String(findNonceSerial(0, GENESIS, 10)));
+    });
+});
