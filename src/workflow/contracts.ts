@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/**
+ * The data the orchestration and its activity exchange, and the orchestration's output (which
+ * get_mining_result reports as `result`). Stored by the Durable backend, so every field is plain JSON.
+ */
+
+export const MINE_CHAIN = 'MineChain';
+export const MINE_BLOCK = 'MineBlock';
+
+const count = z.number().int().min(0);
+
+export const blockSchema = z.object({
+    index: count.describe('Position of the block in the chain, from 0.'),
+    previous_hash: z.string().describe('"GENESIS" for block 0, else the hash of the block before.'),
+    nonce: count.describe('The smallest non-negative integer whose hash meets the difficulty.'),
+    hash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .describe('SHA-256 of the UTF-8 text "{index}:{previous_hash}:{nonce}", lowercase hex.'),
+});
+export type Block = z.infer<typeof blockSchema>;
+
+export const miningResultSchema = z.object({
+    difficulty: count.describe('Leading zero bits each block hash starts with.'),
+    total_attempts: count.describe('Hashes tried: the sum of nonce + 1 over the blocks.'),
+    elapsed_ms: count.describe('Wall time of the workflow, from its start to its last block.'),
+    blocks: z.array(blockSchema),
+});
+export type MiningResult = z.infer<typeof miningResultSchema>;
+
+/** MineChain's input. Difficulty is checked by MineBlock, which owns the hashing rule. */
+export interface MineChainInput {
+    difficulty: number;
+    blocks: number;
+}
+
+/** The progress MineChain publishes as its custom status. */
+export const progressSchema = z.object({
+    blocks_done: count.describe('Blocks mined so far.'),
+    blocks_total: count.describe('Blocks in the chain.'),
+});
+export type Progress = z.infer<typeof progressSchema>;
+
+export interface MineBlockInput {
+    index: number;
+    previous_hash: string;
+    difficulty: number;
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
+
+/**
+ * Durable orchestration status → the tool's status object (DESIGN, "Status objects"). Pure: the
+ * tools fetch the Durable status, this decides what the client is told.
+ */
+
+export type FailureReason = 'error' | 'cancelled' | 'terminated';
+
+export type CompletedStatus = { status: 'completed'; workflow_id: string; result: MiningResult };
+export type RunningStatus = {
+    status: 'running';
+    workflow_id: string;
+    poll_after_seconds: number;
+    next: string;
+    progress?: Progress;
+};
+export type FailedStatus = { status: 'failed'; workflow_id: string; reason: FailureReason; error: string; next: string };
+export type NotFoundStatus = { status: 'not_found'; workflow_id: string; error: string; next: string };
+
+/** What the Durable status of an existing instance maps to. */
+export type WorkflowStatus = CompletedStatus | RunningStatus | FailedStatus;
+export type MiningStatus = WorkflowStatus | NotFoundStatus;
+
+/** The fields of the durable client's DurableOrchestrationStatus that the mapping reads. */
+export interface DurableStatusLike {
+    runtimeStatus: string;
+    input?: unknown;
+    output?: unknown;
+    customStatus?: unknown;
+}
+
+/**
+ * The terminate reason cancel_mining gives; a Terminated instance whose reason carries it was
+ * cancelled by a client, any other one was terminated some other way (an operator, a script).
+ */
+export const CANCEL_MARKER = 'cancel_mining';
+export const CANCEL_REASON = `${CANCEL_MARKER}: cancelled by the client`;
+
+/** Longest `error` text; failure output can be long and is not the place for details. */
+export const MAX_ERROR_LENGTH = 200;
+
+const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
+
+/** True for a runtime status that will never change again. */
+export function isTerminal(runtimeStatus: string): boolean {
+    return TERMINAL.has(runtimeStatus);
+}
+
+export function runningNext(workflowId: string, pollAfterSeconds: number): string {
+    return `Call get_mining_result with workflow_id "${workflowId}" in about ${pollAfterSeconds} seconds.`;
+}
+
+export function running(workflowId: string, pollAfterSeconds: number, progress?: Progress): RunningStatus {
+    const status: RunningStatus = {
+        status: 'running',
+        workflow_id: workflowId,
+        poll_after_seconds: pollAfterSeconds,
+        next: runningNext(workflowId, pollAfterSeconds),
+    };
+    if (progress !== undefined) status.progress = progress;
+    return status;
+}
+
+export function notFound(workflowId: string): NotFoundStatus {
+    return {
+        status: 'not_found',
+        workflow_id: workflowId,
+        error: 'No mining workflow has this id.',
+        next: 'Do not poll this id again. Call start_mining to start a new workflow.',
+    };
+}
+
+const FAILED_NEXT: Record<FailureReason, string> = {
+    error: 'Do not poll again. Tell the user that mining failed and why; call start_mining again only if they want to retry.',
+    cancelled:
+        'Do not poll again. The workflow was cancelled; call start_mining to start a new one if a result is still wanted.',
+    terminated:
+        'Do not poll again. The workflow was stopped before it finished; call start_mining to start a new one if a result is still wanted.',
+};
+
+export function failed(workflowId: string, reason: FailureReason, error: string): FailedStatus {
+    return { status: 'failed', workflow_id: workflowId, reason, error, next: FAILED_NEXT[reason] };
+}
+
+export interface MappingOptions {
+    pollAfterSeconds: number;
+    /** Chain length to report when the instance has published no progress yet and its input is unknown. */
+    blocksTotal?: number;
+}
+
+/** Maps the Durable status of an existing instance. */
+export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike, options: MappingOptions): WorkflowStatus {
+    switch (durable.runtimeStatus) {
+        case 'Completed': {
+            const parsed = miningResultSchema.safeParse(durable.output);
+            return parsed.success
+                ? { status: 'completed', workflow_id: workflowId, result: parsed.data }
+                : failed(workflowId, 'error', 'The workflow finished but its result could not be read.');
+        }
+        case 'Failed':
+            return failed(workflowId, 'error', safeFailureMessage(durable.output));
+        case 'Terminated':
+            return isCancelReason(durable.output)
+                ? failed(workflowId, 'cancelled', 'The workflow was cancelled with cancel_mining before it finished.')
+                : failed(workflowId, 'terminated', 'The workflow was terminated before it finished.');
+        case 'Canceled':
+            return failed(workflowId, 'terminated', 'The workflow was canceled before it finished.');
+        case 'Pending':
+        case 'Running':
+        case 'ContinuedAsNew':
+        case 'Suspended':
+        default:
+            // An unknown status is taken as not finished yet: a poll later costs little, while a
+            // wrong "failed" would make the client abandon a workflow that may still complete.
+            return running(workflowId, options.pollAfterSeconds, progressOf(durable, options.blocksTotal));
+    }
+}
+
+const inputBlocksSchema = z.object({ blocks: z.number().int().min(1) });
+
+/** The published progress, else none done out of the chain length (from the input if available). */
+function progressOf(durable: DurableStatusLike, blocksTotal: number | undefined): Progress | undefined {
+    const published = progressSchema.safeParse(durable.customStatus);
+    if (published.success) return published.data;
+    const input = inputBlocksSchema.safeParse(durable.input);
+    const total = input.success ? input.data.blocks : blocksTotal;
+    return total === undefined ? undefined : { blocks_done: 0, blocks_total: total };
+}
+
+/** A Terminated instance's output is its terminate reason. */
+export function isCancelReason(output: unknown): boolean {
+    return typeof output === 'string' && output.includes(CANCEL_MARKER);
+}
+
+/**
+ * A short failure message that is safe to show a user. The host stores a failed instance's output
+ * as text such as `Orchestrator function 'MineChain' failed: Activity function 'MineBlock' failed:
+ * <message> \n {json details}`; only <message> is kept: no wrappers, details, stack traces or JSON.
+ */
+export function safeFailureMessage(output: unknown): string {
+    const fallback = 'The mining workflow failed.';
+    if (typeof output !== 'string') return fallback;
+    let message = output.split(/\r?\n/, 1)[0] ?? '';
+    const wrapper = /^\s*(?:(?:Orchestrator|Activity) function '[^']*' failed:\s*|[A-Za-z]*Error:\s+)/;
+    for (let previous = ''; previous !== message; ) {
+        previous = message;
+        message = message.replace(wrapper, '');
+    }
+    // Control characters have no place in a message for a user.
+    message = message.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+    if (message === '') return fallback;
+    return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
+}

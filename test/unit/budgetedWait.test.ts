@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { budgetedWait, type Clock } from '../../src/workflow/budgetedWait';
+
+/**
+ * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
+ * promises settled), the clock jumps to the earliest timer and fires it. `sleeps` lists the timers
+ * that fired, in order; timers cancelled through their signal are not listed.
+ */
+class FakeClock implements Clock {
+    time = 0;
+    readonly sleeps: number[] = [];
+    private timers: Array<{ at: number; ms: number; fire: () => void }> = [];
+    private scheduled = false;
+
+    now(): number {
+        return this.time;
+    }
+
+    sleep(ms: number, signal?: AbortSignal): Promise<void> {
+        if (signal?.aborted) return Promise.resolve();
+        return new Promise((resolve) => {
+            const timer = { at: this.time + ms, ms, fire: resolve };
+            this.timers.push(timer);
+            signal?.addEventListener(
+                'abort',
+                () => {
+                    this.timers = this.timers.filter((t) => t !== timer);
+                    resolve();
+                },
+                { once: true }
+            );
+            this.schedule();
+        });
+    }
+
+    private schedule(): void {
+        if (this.scheduled) return;
+        this.scheduled = true;
+        setImmediate(() => {
+            this.scheduled = false;
+            const next = [...this.timers].sort((a, b) => a.at - b.at)[0];
+            if (next === undefined) return;
+            this.timers = this.timers.filter((t) => t !== next);
+            this.time = next.at;
+            this.sleeps.push(next.ms);
+            next.fire();
+            if (this.timers.length > 0) this.schedule();
+        });
+    }
+}
+
+const BACKOFF = { firstDelayMs: 10, factor: 2, maxDelayMs: 100 };
+
+describe('budgetedWait', () => {
+    it('returns the first final value without sleeping', async () => {
+        const clock = new FakeClock();
+        const outcome = await budgetedWait({ read: async () => 'done', isFinal: () => true, budgetMs: 1000, clock, backoff: BACKOFF });
+        assert.deepEqual(outcome, { last: 'done', final: true });
+        assert.deepEqual(clock.sleeps, []);
+    });
+
+    it('polls quickly at first, backs off geometrically to the cap, and reports every value', async () => {
+        const clock = new FakeClock();
+        const seen: number[] = [];
+        let reads = 0;
+        const outcome = await budgetedWait({
+            read: async () => ++reads,
+            isFinal: (n) => n === 8,
+            onValue: (n) => seen.push(n),
+            budgetMs: 10_000,
+            clock,
+            backoff: BACKOFF,
+        });
+        assert.deepEqual(outcome, { last: 8, final: true });
+        assert.deepEqual(clock.sleeps, [10, 20, 40, 80, 100, 100, 100]);
+        assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+
+    it('never sleeps past the budget and reports the last value as not final', async () => {
+        const clock = new FakeClock();
+        const outcome = await budgetedWait({ read: async () => 'running', isFinal: () => false, budgetMs: 250, clock, backoff: BACKOFF });
+        assert.deepEqual(outcome, { last: 'running', final: false });
+        assert.equal(clock.time, 250);
+        assert.deepEqual(clock.sleeps, [10, 20, 40, 80, 100]);
+    });
+
+    it('abandons a read that would outlast the budget', async () => {
+        const clock = new FakeClock();
+        // The read never settles; the wait still ends, at the budget.
+        const outcome = await budgetedWait({ read: () => new Promise<string>(() => undefined), isFinal: () => true, budgetMs: 300, clock });
+        assert.deepEqual(outcome, { last: undefined, final: false });
+        assert.equal(clock.time, 300);
+        assert.deepEqual(clock.sleeps, [300]);
+    });
+
+    it('treats "nothing yet" and failed reads as not final and keeps the last real value', async () => {
+        const clock = new FakeClock();
+        const answers: Array<() => Promise<string | undefined>> = [
+            async () => 'running',
+            async () => undefined,
+            async () => {
+                throw new Error('backend hiccup');
+            },
+        ];
+        let k = 0;
+        const outcome = await budgetedWait({
+            read: () => (answers[k++] ?? (async () => undefined))(),
+            isFinal: (v) => v === 'done',
+            budgetMs: 100,
+            clock,
+            backoff: BACKOFF,
+        });
+        assert.deepEqual(outcome, { last: 'running', final: false });
+    });
+
+    it('a zero budget does not wait at all', async () => {
+        const clock = new FakeClock();
+        let reads = 0;
+        const outcome = await budgetedWait({ read: async () => ++reads, isFinal: () => true, budgetMs: 0, clock });
+        assert.deepEqual(outcome, { last: undefined, final: false });
+        assert.equal(reads, 0);
+    });
+
+    it('stops when the signal aborts', async () => {
+        const clock = new FakeClock();
+        const controller = new AbortController();
+        let reads = 0;
+        const outcome = await budgetedWait({
+            read: async () => {
+                if (++reads === 3) controller.abort();
+                return reads;
+            },
+            isFinal: () => false,
+            budgetMs: 60_000,
+            signal: controller.signal,
+            clock,
+        });
+        assert.deepEqual(outcome, { last: 3, final: false });
+    });
+
+    it('with the real clock, sees a quick end quickly (smoke, no timing asserted)', async () => {
+        const endsAt = Date.now() + 50;
+        const outcome = await budgetedWait({ read: async () => Date.now() >= endsAt, isFinal: (done) => done, budgetMs: 5000 });
+        assert.equal(outcome.final, true);
+    });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, SETTING_NAMES, parseConfig, parseTimeSpanSeconds, readFunctionTimeoutSeconds } from '../../src/config';
+
+const BASE = { TASKHUB_NAME: 'mininglocal' };
+
+function rejects(env: Record<string, string>, pattern: RegExp, functionTimeoutSeconds?: number): void {
+    assert.throws(() => parseConfig({ ...BASE, ...env }, functionTimeoutSeconds), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.match(error.message, pattern);
+        return true;
+    });
+}
+
+describe('configuration', () => {
+    it('takes DESIGN\'s defaults when only the task hub is set', () => {
+        const config = parseConfig(BASE);
+        assert.equal(config.waitBudgetSeconds, 20);
+        assert.equal(config.pollAfterSeconds, 5);
+        assert.equal(config.maxDifficulty, 32);
+        assert.equal(config.chainLength, 4);
+        assert.equal(config.maxBlocks, 16);
+        assert.equal(config.taskHubName, 'mininglocal');
+        assert.ok(config.defaultDifficulty >= 0 && config.defaultDifficulty <= config.maxDifficulty);
+    });
+
+    it('reads every setting of DESIGN, and blank values take the default', () => {
+        assert.deepEqual([...SETTING_NAMES].sort(), [
+            'CHAIN_LENGTH',
+            'DEFAULT_DIFFICULTY',
+            'MAX_BLOCKS',
+            'MAX_DIFFICULTY',
+            'POLL_AFTER_SECONDS',
+            'TASKHUB_NAME',
+            'WAIT_BUDGET_SECONDS',
+        ]);
+        const config = parseConfig({
+            ...BASE,
+            WAIT_BUDGET_SECONDS: '2.5',
+            POLL_AFTER_SECONDS: '3',
+            DEFAULT_DIFFICULTY: '10',
+            MAX_DIFFICULTY: '24',
+            CHAIN_LENGTH: ' ',
+            MAX_BLOCKS: '8',
+        });
+        assert.deepEqual(config, {
+            waitBudgetSeconds: 2.5,
+            pollAfterSeconds: 3,
+            defaultDifficulty: 10,
+            maxDifficulty: 24,
+            chainLength: 4,
+            maxBlocks: 8,
+            taskHubName: 'mininglocal',
+        });
+    });
+
+    it('names the setting and the problem for a bad value', () => {
+        rejects({ POLL_AFTER_SECONDS: 'soon' }, /POLL_AFTER_SECONDS .*"soon"/);
+        rejects({ POLL_AFTER_SECONDS: '0' }, /POLL_AFTER_SECONDS must be at least 1/);
+        rejects({ MAX_DIFFICULTY: '65' }, /MAX_DIFFICULTY must be at most 64/);
+        rejects({ CHAIN_LENGTH: '2.5' }, /CHAIN_LENGTH must be an integer/);
+        rejects({ WAIT_BUDGET_SECONDS: '-1' }, /WAIT_BUDGET_SECONDS must be at least 0/);
+        rejects({ WAIT_BUDGET_SECONDS: '600' }, /WAIT_BUDGET_SECONDS must be at most 225/);
+        rejects({ TASKHUB_NAME: 'bad-hub' }, /TASKHUB_NAME/);
+        assert.throws(() => parseConfig({}), /TASKHUB_NAME is required/);
+    });
+
+    it('cross-checks the defaults against the bounds', () => {
+        rejects({ DEFAULT_DIFFICULTY: '20', MAX_DIFFICULTY: '16' }, /DEFAULT_DIFFICULTY must not exceed MAX_DIFFICULTY \(16\)/);
+        rejects({ CHAIN_LENGTH: '20', MAX_BLOCKS: '16' }, /CHAIN_LENGTH must not exceed MAX_BLOCKS \(16\)/);
+    });
+
+    it('keeps the wait budget below functionTimeout', () => {
+        assert.equal(parseConfig({ ...BASE, WAIT_BUDGET_SECONDS: '20' }, 600).waitBudgetSeconds, 20);
+        rejects({ WAIT_BUDGET_SECONDS: '20' }, /WAIT_BUDGET_SECONDS \(20\) must be at least 5 s below host.json functionTimeout \(24 s\)/, 24);
+    });
+
+    it('reads functionTimeout from host.json, or its app-setting override', () => {
+        assert.equal(parseTimeSpanSeconds('00:10:00'), 600);
+        assert.equal(parseTimeSpanSeconds('1.02:03:04'), 93784);
+        assert.equal(parseTimeSpanSeconds('-1'), undefined);
+        assert.throws(() => parseTimeSpanSeconds('ten minutes'), /functionTimeout/);
+        const dir = mkdtempSync(join(tmpdir(), 'hostjson-'));
+        writeFileSync(join(dir, 'host.json'), JSON.stringify({ version: '2.0', functionTimeout: '00:05:00' }));
+        assert.equal(readFunctionTimeoutSeconds(dir, {}), 300);
+        assert.equal(readFunctionTimeoutSeconds(dir, { AzureFunctionsJobHost__functionTimeout: '00:01:00' }), 60);
+        assert.equal(readFunctionTimeoutSeconds(join(dir, 'missing'), {}), undefined);
+    });
+
+    it('the shipped host.json leaves room for the default budget', () => {
+        const appRoot = join(__dirname, '..', '..', '..');
+        const timeout = readFunctionTimeoutSeconds(appRoot, {});
+        assert.ok(timeout !== undefined);
+        assert.doesNotThrow(() => parseConfig(BASE, timeout));
+    });
+});

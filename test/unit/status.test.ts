@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { MiningResult } from '../../src/workflow/contracts';
+import {
+    CANCEL_REASON,
+    MAX_ERROR_LENGTH,
+    isTerminal,
+    notFound,
+    safeFailureMessage,
+    toWorkflowStatus,
+    type DurableStatusLike,
+} from '../../src/workflow/status';
+
+const ID = 'abc-123';
+const OPTIONS = { pollAfterSeconds: 5 };
+const RESULT: MiningResult = {
+    difficulty: 8,
+    total_attempts: 340,
+    elapsed_ms: 12,
+    blocks: [{ index: 0, previous_hash: 'GENESIS', nonce: 339, hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95' }],
+};
+
+const durable = (runtimeStatus: string, extra: Partial<DurableStatusLike> = {}): DurableStatusLike => ({
+    runtimeStatus,
+    input: { difficulty: 8, blocks: 4 },
+    output: null,
+    customStatus: undefined,
+    ...extra,
+});
+
+const RUNNING_NEXT = 'Call get_mining_result with workflow_id "abc-123" in about 5 seconds.';
+
+describe('Durable status → tool status', () => {
+    for (const runtimeStatus of ['Pending', 'Running', 'ContinuedAsNew', 'Suspended']) {
+        it(`${runtimeStatus} is running, with the published progress`, () => {
+            const status = toWorkflowStatus(ID, durable(runtimeStatus, { customStatus: { blocks_done: 2, blocks_total: 4 } }), OPTIONS);
+            assert.deepEqual(status, {
+                status: 'running',
+                workflow_id: ID,
+                poll_after_seconds: 5,
+                next: RUNNING_NEXT,
+                progress: { blocks_done: 2, blocks_total: 4 },
+            });
+        });
+    }
+
+    it('running without published progress counts none done of the input\'s blocks', () => {
+        const status = toWorkflowStatus(ID, durable('Pending'), OPTIONS);
+        assert.deepEqual(status.status === 'running' && status.progress, { blocks_done: 0, blocks_total: 4 });
+    });
+
+    it('running with neither progress nor input uses the caller\'s chain length, else omits progress', () => {
+        const bare = durable('Running', { input: null });
+        const withTotal = toWorkflowStatus(ID, bare, { pollAfterSeconds: 7, blocksTotal: 3 });
+        assert.deepEqual(withTotal.status === 'running' && withTotal.progress, { blocks_done: 0, blocks_total: 3 });
+        assert.equal(withTotal.status === 'running' && withTotal.next, 'Call get_mining_result with workflow_id "abc-123" in about 7 seconds.');
+        const without = toWorkflowStatus(ID, bare, OPTIONS);
+        assert.equal('progress' in without, false);
+    });
+
+    it('an unknown runtime status is taken as still running', () => {
+        assert.equal(toWorkflowStatus(ID, durable('SomethingNew'), OPTIONS).status, 'running');
+    });
+
+    it('Completed is completed with the orchestration output as result', () => {
+        assert.deepEqual(toWorkflowStatus(ID, durable('Completed', { output: RESULT }), OPTIONS), {
+            status: 'completed',
+            workflow_id: ID,
+            result: RESULT,
+        });
+    });
+
+    it('Completed with an unreadable output is failed/error, not a malformed completed', () => {
+        const status = toWorkflowStatus(ID, durable('Completed', { output: { blocks: 'nope' } }), OPTIONS);
+        assert.equal(status.status, 'failed');
+        assert.equal(status.status === 'failed' && status.reason, 'error');
+    });
+
+    it('Failed is failed/error with only the short message of the host\'s failure text', () => {
+        const output =
+            "Orchestrator function 'MineChain' failed: Activity function 'MineBlock' failed: Invalid MineBlock input: difficulty must be an integer from 0 to 32 \n" +
+            ' {"$type":"System.Exception","ClassName":"System.Exception","StackTrace":"   at Foo.Bar()"}';
+        assert.deepEqual(toWorkflowStatus(ID, durable('Failed', { output }), OPTIONS), {
+            status: 'failed',
+            workflow_id: ID,
+            reason: 'error',
+            error: 'Invalid MineBlock input: difficulty must be an integer from 0 to 32',
+            next: 'Do not poll again. Tell the user that mining failed and why; call start_mining again only if they want to retry.',
+        });
+    });
+
+    it('Terminated by cancel_mining is failed/cancelled', () => {
+        const status = toWorkflowStatus(ID, durable('Terminated', { output: CANCEL_REASON }), OPTIONS);
+        assert.equal(status.status, 'failed');
+        assert.equal(status.status === 'failed' && status.reason, 'cancelled');
+        assert.match(status.status === 'failed' ? status.next : '', /^Do not poll again\./);
+    });
+
+    it('Terminated any other way is failed/terminated', () => {
+        for (const output of ['maintenance', null, '']) {
+            const status = toWorkflowStatus(ID, durable('Terminated', { output }), OPTIONS);
+            assert.equal(status.status === 'failed' && status.reason, 'terminated');
+            assert.match(status.status === 'failed' ? status.next : '', /^Do not poll again\./);
+        }
+    });
+
+    it('Canceled is failed/terminated', () => {
+        const status = toWorkflowStatus(ID, durable('Canceled'), OPTIONS);
+        assert.equal(status.status === 'failed' && status.reason, 'terminated');
+    });
+
+    it('not_found is exactly DESIGN\'s object, echoing the id as given', () => {
+        assert.deepEqual(notFound('no such id!'), {
+            status: 'not_found',
+            workflow_id: 'no such id!',
+            error: 'No mining workflow has this id.',
+            next: 'Do not poll this id again. Call start_mining to start a new workflow.',
+        });
+    });
+
+    it('knows which statuses are terminal', () => {
+        for (const s of ['Completed', 'Failed', 'Terminated', 'Canceled']) assert.equal(isTerminal(s), true, s);
+        for (const s of ['Pending', 'Running', 'ContinuedAsNew', 'Suspended', 'Other']) assert.equal(isTerminal(s), false, s);
+    });
+});
+
+describe('safeFailureMessage', () => {
+    it('drops wrappers, error-type prefixes, details and stack traces', () => {
+        assert.equal(
+            safeFailureMessage("Orchestrator function 'MineChain' failed: Error: blocks must be 1 to 16\n    at mineChain (/home/site/wwwroot/dist/x.js:1:2)"),
+            'blocks must be 1 to 16'
+        );
+        assert.equal(safeFailureMessage("Activity function 'MineBlock' failed: TypeError: bad \n {\"a\":1}"), 'bad');
+    });
+
+    it('bounds the length and falls back to a generic message', () => {
+        const long = safeFailureMessage(`Orchestrator function 'MineChain' failed: ${'x'.repeat(5000)}`);
+        assert.equal(long.length, MAX_ERROR_LENGTH);
+        assert.equal(safeFailureMessage(undefined), 'The mining workflow failed.');
+        assert.equal(safeFailureMessage({ message: 'object' }), 'The mining workflow failed.');
+        assert.equal(safeFailureMessage("Orchestrator function 'MineChain' failed: "), 'The mining workflow failed.');
+    });
+
+    it('keeps words like "at" inside the message', () => {
+        assert.equal(safeFailureMessage('difficulty must be at most 32'), 'difficulty must be at most 32');
+    });
+});
