@@ -1,0 +1,190 @@
+// Everything `azd up` provisions for the MCP mining server: one resource group holding a Flex Consumption
+// function app, its identity, host storage, monitoring and a Durable Task Scheduler.
+// The infra tests (test/infra) hold this file and its modules to the app code; run `npm test` after editing.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment; it seeds the unique suffix of every resource name.')
+param environmentName string
+
+// Regions where both Flex Consumption and the Durable Task Scheduler are offered (the set Microsoft's
+// Flex + DTS TypeScript quickstart allows). Others may work too: check them with the commands in the README.
+@minLength(1)
+@description('Region for all resources.')
+@allowed([
+  'australiaeast'
+  'centralus'
+  'eastasia'
+  'eastus2'
+  'northcentralus'
+  'northeurope'
+  'southeastasia'
+  'swedencentral'
+  'uksouth'
+  'westus2'
+])
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Object id of whoever runs azd. It gets Durable Task Data Contributor so the DTS dashboard works for them. Empty skips that assignment.')
+param principalId string = deployer().objectId
+
+@description('Kind of principal in principalId (azd passes User, or ServicePrincipal when it runs in CI).')
+@allowed([
+  'User'
+  'ServicePrincipal'
+])
+param principalType string = 'User'
+
+// Letters and digits only: the same name must be valid for Azure Storage (local runs) and the scheduler.
+@minLength(3)
+@maxLength(45)
+@description('Durable task hub: the scheduler\'s task hub resource and the app\'s TASKHUB_NAME setting.')
+param taskHubName string = 'mininghub'
+
+// Mirrors the app's default in src/config.ts (a test compares them); override with `azd env set DEFAULT_DIFFICULTY <n>`.
+@minValue(0)
+@maxValue(32)
+@description('DEFAULT_DIFFICULTY: leading zero bits per block when a client does not choose.')
+param defaultDifficulty int = 20
+
+// An empty allow-list makes the scheduler refuse every caller (gRPC 403), so at least one range is required.
+@minLength(1)
+@description('IP ranges (CIDR) allowed to reach the Durable Task Scheduler.')
+param dtsIpAllowlist array = [
+  '0.0.0.0/0'
+]
+
+@minValue(40)
+@maxValue(1000)
+@description('Upper bound on Flex Consumption instances; a cap on the bill as much as on scale.')
+param maximumInstanceCount int = 40
+
+@allowed([
+  512
+  2048
+  4096
+])
+@description('Memory per Flex Consumption instance in MB; more memory also buys more CPU for the mining activity.')
+param instanceMemoryMB int = 2048
+
+@minValue(0)
+@description('Always-ready instances for HTTP triggers (the MCP endpoint). Billed even when idle.')
+param alwaysReadyHttpInstances int = 0
+
+@minValue(0)
+@description('Always-ready instances for Durable triggers (orchestrator and activity). Billed even when idle.')
+param alwaysReadyDurableInstances int = 0
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+}
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity 'app/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: 'id-api-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'app/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: tags
+    deploymentContainerName: 'app-package'
+  }
+}
+
+module monitoring 'app/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-${resourceToken}'
+    appInsightsName: 'appi-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module scheduler 'app/scheduler.bicep' = {
+  name: 'scheduler'
+  scope: rg
+  params: {
+    name: 'dts-${resourceToken}'
+    location: location
+    tags: tags
+    taskHubName: taskHubName
+    ipAllowlist: dtsIpAllowlist
+  }
+}
+
+module roles 'app/role-assignments.bicep' = {
+  name: 'roles'
+  scope: rg
+  params: {
+    identityPrincipalId: identity.outputs.principalId
+    userPrincipalId: principalId
+    userPrincipalType: principalType
+    storageAccountName: storage.outputs.name
+    appInsightsName: monitoring.outputs.appInsightsName
+    schedulerName: scheduler.outputs.name
+  }
+}
+
+module functionApp 'app/function-app.bicep' = {
+  name: 'function-app'
+  scope: rg
+  // The app starts as soon as it exists; granting its roles first spares it a round of 403s at first start.
+  dependsOn: [
+    roles
+  ]
+  params: {
+    name: 'func-api-${resourceToken}'
+    planName: 'plan-${resourceToken}'
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    appInsightsName: monitoring.outputs.appInsightsName
+    schedulerEndpoint: scheduler.outputs.endpoint
+    // Taken from the scheduler's output, not the parameter, so the hub exists before the app looks for it.
+    taskHubName: scheduler.outputs.taskHubName
+    defaultDifficulty: defaultDifficulty
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    alwaysReadyHttpInstances: alwaysReadyHttpInstances
+    alwaysReadyDurableInstances: alwaysReadyDurableInstances
+  }
+}
+
+// azd stores these in .azure/<env>/.env; the README refers to them by name.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output SERVICE_API_NAME string = functionApp.outputs.name
+output FUNCTION_APP_HOSTNAME string = functionApp.outputs.defaultHostName
+output MCP_ENDPOINT string = 'https://${functionApp.outputs.defaultHostName}/api/mcp'
+output DTS_ENDPOINT string = scheduler.outputs.endpoint
+output DTS_TASK_HUB_NAME string = scheduler.outputs.taskHubName
+output DTS_DASHBOARD_URL string = 'https://dashboard.durabletask.io/?endpoint=${uriComponent(scheduler.outputs.endpoint)}&taskhub=${scheduler.outputs.taskHubName}'
