@@ -1,54 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { budgetedWait, type Clock } from '../../src/workflow/budgetedWait';
-
-/**
- * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
- * promises settled), the clock jumps to the earliest timer and fires it. `sleeps` lists the timers
- * that fired, in order; timers cancelled through their signal are not listed.
- */
-class FakeClock implements Clock {
-    time = 0;
-    readonly sleeps: number[] = [];
-    private timers: Array<{ at: number; ms: number; fire: () => void }> = [];
-    private scheduled = false;
-
-    now(): number {
-        return this.time;
-    }
-
-    sleep(ms: number, signal?: AbortSignal): Promise<void> {
-        if (signal?.aborted) return Promise.resolve();
-        return new Promise((resolve) => {
-            const timer = { at: this.time + ms, ms, fire: resolve };
-            this.timers.push(timer);
-            signal?.addEventListener(
-                'abort',
-                () => {
-                    this.timers = this.timers.filter((t) => t !== timer);
-                    resolve();
-                },
-                { once: true }
-            );
-            this.schedule();
-        });
-    }
-
-    private schedule(): void {
-        if (this.scheduled) return;
-        this.scheduled = true;
-        setImmediate(() => {
-            this.scheduled = false;
-            const next = [...this.timers].sort((a, b) => a.at - b.at)[0];
-            if (next === undefined) return;
-            this.timers = this.timers.filter((t) => t !== next);
-            this.time = next.at;
-            this.sleeps.push(next.ms);
-            next.fire();
-            if (this.timers.length > 0) this.schedule();
-        });
-    }
-}
+import { budgetedWait } from '../../src/workflow/budgetedWait';
+import { FakeClock } from './helpers/fakes';
 
 const BACKOFF = { firstDelayMs: 10, factor: 2, maxDelayMs: 100 };
 

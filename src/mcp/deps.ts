@@ -1,0 +1,24 @@
+import type { Config } from '../config';
+import type { WorkflowClient } from '../workflow/client';
+import type { Clock } from '../workflow/budgetedWait';
+
+/** Where the tools write what the client is not told (backend errors); InvocationContext fits. */
+export interface Log {
+    warn(...args: unknown[]): void;
+    error(...args: unknown[]): void;
+}
+
+/** What the tools need, handed in per request so tests can pass fakes. */
+export interface ToolDeps {
+    client: WorkflowClient;
+    config: Config;
+    log: Log;
+    /** For tests; the system clock otherwise. */
+    clock?: Clock;
+}
+
+/** How long one backend call (a status read, a terminate) may take before the tool gives up on it. */
+export const BACKEND_CALL_TIMEOUT_MS = 10_000;
+
+/** How long cancel_mining waits for the end of the workflow to be visible. */
+export const CANCEL_WAIT_MS = 5_000;

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { miningResultSchema, progressSchema } from '../workflow/contracts';
+import type { MiningStatus } from '../workflow/status';
+
+/**
+ * The tools' outputSchema. The status objects are a discriminated union, but the SDK advertises a
+ * top-level union as an empty object, so the schema is one object: a `status` enum plus the fields
+ * each status carries, optional here and documented with the status they belong to.
+ */
+
+const ALL_STATUSES = ['completed', 'running', 'failed', 'not_found'] as const;
+export type StatusName = (typeof ALL_STATUSES)[number];
+
+const STATUS_MEANINGS: Record<StatusName, string> = {
+    completed: 'completed: use `result`.',
+    running: 'running: call get_mining_result after poll_after_seconds.',
+    failed: 'failed: do not poll again; `reason` and `error` say why.',
+    not_found: 'not_found: no workflow has this id; do not poll it again.',
+};
+
+export function statusOutputSchema<const S extends readonly [StatusName, ...StatusName[]]>(statuses: S) {
+    return z.object({
+        status: z.enum(statuses).describe(statuses.map((name) => STATUS_MEANINGS[name]).join(' ')),
+        workflow_id: z.string().describe('The workflow this status is about (as given, for not_found).'),
+        result: miningResultSchema.optional().describe('completed only: the mined chain.'),
+        poll_after_seconds: z.number().int().min(1).optional().describe('running only: seconds to wait before polling.'),
+        progress: progressSchema.optional().describe('running only: blocks mined so far.'),
+        reason: z
+            .enum(['error', 'cancelled', 'terminated'])
+            .optional()
+            .describe('failed only: error (the work failed), cancelled (by cancel_mining), terminated (stopped any other way).'),
+        error: z.string().optional().describe('failed and not_found: a message safe to show the user.'),
+        next: z.string().optional().describe('running, failed and not_found: what to do next, as an instruction.'),
+    });
+}
+
+/** Every status: get_mining_result and cancel_mining. */
+export const anyStatusSchema = statusOutputSchema(ALL_STATUSES);
+/** start_mining just created the workflow, so it is never not_found. */
+export const startStatusSchema = statusOutputSchema(['completed', 'running', 'failed']);
+
+/** The tool result: the status as structuredContent and, for clients that ignore that, as JSON text. */
+export function statusResult(status: MiningStatus) {
+    return {
+        content: [{ type: 'text' as const, text: JSON.stringify(status) }],
+        structuredContent: { ...status },
+    };
+}
+
+/** A tool error (isError: true) with a message safe to show the user. */
+export function toolError(message: string) {
+    return { content: [{ type: 'text' as const, text: message }], isError: true };
+}
+
+/**
+ * Runs a tool body so that an unexpected throw becomes a tool error with a safe message (the SDK
+ * would otherwise send the raw error text, which may hold backend URLs), and is logged in full.
+ */
+export async function guarded<R>(toolName: string, log: { error(...args: unknown[]): void }, body: () => Promise<R>) {
+    try {
+        return await body();
+    } catch (error) {
+        log.error(`${toolName}: unexpected error`, error);
+        return toolError(`${toolName} failed unexpectedly. Try again in a few seconds.`);
+    }
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
+
+/**
+ * Longest workflow_id accepted as an argument. Generous on purpose: an id that is merely malformed
+ * (too long for an id, odd characters) is answered not_found, which tells the model what to do;
+ * only absurd input is an argument error.
+ */
+export const WORKFLOW_ID_ARGUMENT_MAX = 1000;
+
+export const workflowIdInput = {
+    workflow_id: z
+        .string({ error: 'workflow_id must be a string' })
+        .max(WORKFLOW_ID_ARGUMENT_MAX, { error: `workflow_id must be at most ${WORKFLOW_ID_ARGUMENT_MAX} characters` })
+        .describe(
+            `The workflow_id that start_mining returned, exactly as given (at most ${WORKFLOW_ID_MAX_LENGTH} letters, digits and hyphens).`
+        ),
+};

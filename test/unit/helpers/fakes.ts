@@ -1,0 +1,110 @@
+import type { Clock } from '../../../src/workflow/budgetedWait';
+import type { WorkflowClient } from '../../../src/workflow/client';
+import type { DurableStatusLike } from '../../../src/workflow/status';
+
+/**
+ * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
+ * promises settled), the clock jumps to the earliest timer and fires it. `sleeps` lists the timers
+ * that fired, in order; timers cancelled through their signal are not listed.
+ */
+export class FakeClock implements Clock {
+    time = 0;
+    readonly sleeps: number[] = [];
+    private timers: Array<{ at: number; ms: number; fire: () => void }> = [];
+    private scheduled = false;
+
+    now(): number {
+        return this.time;
+    }
+
+    sleep(ms: number, signal?: AbortSignal): Promise<void> {
+        if (signal?.aborted) return Promise.resolve();
+        return new Promise((resolve) => {
+            const timer = { at: this.time + ms, ms, fire: resolve };
+            this.timers.push(timer);
+            signal?.addEventListener(
+                'abort',
+                () => {
+                    this.timers = this.timers.filter((t) => t !== timer);
+                    resolve();
+                },
+                { once: true }
+            );
+            this.schedule();
+        });
+    }
+
+    private schedule(): void {
+        if (this.scheduled) return;
+        this.scheduled = true;
+        setImmediate(() => {
+            this.scheduled = false;
+            const next = [...this.timers].sort((a, b) => a.at - b.at)[0];
+            if (next === undefined) return;
+            this.timers = this.timers.filter((t) => t !== next);
+            this.time = next.at;
+            this.sleeps.push(next.ms);
+            next.fire();
+            if (this.timers.length > 0) this.schedule();
+        });
+    }
+}
+
+/** The durable client's error texts (durable-functions 3.5 DurableClient). */
+export const notFoundOnRead = (id: string) =>
+    new Error(
+        `DurableClient error: Durable Functions extension replied with HTTP 404 response. This usually means we could not find any data associated with the instanceId provided: ${id}.`
+    );
+export const notFoundOnTerminate = (id: string) => new Error(`No instance with ID '${id}' found.`);
+export const serverError = () =>
+    new Error(
+        'The operation failed with an unexpected status code: 500. Details: {"url":"http://127.0.0.1:17071/durabletask/instances/x?code=SECRET"}'
+    );
+
+/**
+ * A durable client that answers from a script: `reads(id, n)` gives the n-th (from 0) status read of
+ * an instance, or an Error to throw. Records every call.
+ */
+export class FakeDurableClient implements WorkflowClient {
+    readonly calls: Array<{ method: string; args: unknown[] }> = [];
+    startError: Error | undefined;
+    terminateError: ((id: string) => Error) | undefined;
+    private readonly readCounts = new Map<string, number>();
+
+    constructor(public reads: (id: string, n: number) => DurableStatusLike | Error) {}
+
+    async startNew(orchestratorName: string, options: { instanceId: string; input: unknown }): Promise<string> {
+        this.calls.push({ method: 'startNew', args: [orchestratorName, options] });
+        if (this.startError) throw this.startError;
+        return options.instanceId;
+    }
+
+    async getStatus(instanceId: string, options?: { showInput?: boolean }): Promise<DurableStatusLike> {
+        this.calls.push({ method: 'getStatus', args: [instanceId, options] });
+        const n = this.readCounts.get(instanceId) ?? 0;
+        this.readCounts.set(instanceId, n + 1);
+        const answer = this.reads(instanceId, n);
+        if (answer instanceof Error) throw answer;
+        return answer;
+    }
+
+    async terminate(instanceId: string, reason: string): Promise<void> {
+        this.calls.push({ method: 'terminate', args: [instanceId, reason] });
+        if (this.terminateError) throw this.terminateError(instanceId);
+    }
+
+    count(method: string): number {
+        return this.calls.filter((c) => c.method === method).length;
+    }
+}
+
+/** A log that keeps what it is given, so tests can check what went to the operator. */
+export class MemoryLog {
+    readonly lines: unknown[][] = [];
+    warn(...args: unknown[]): void {
+        this.lines.push(['warn', ...args]);
+    }
+    error(...args: unknown[]): void {
+        this.lines.push(['error', ...args]);
+    }
+}
