@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: runs the function app in this folder on the local host, with Azurite for Durable state.
+ * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--storage azure|memory] [--no-azurite]
+ *                                 [--function-key <key>] [--log-level <level>]
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startAzurite, type RunningAzurite } from './azurite';
+import { startDevHost, type DevHost } from './host';
+import { consoleSink, isLogLevel, type LogSink } from './logger';
+import { applyLocalSettings } from './settings';
+import { triggerOf } from './worker/bindings';
+
+const USAGE = `Usage: node dist/devhost/cli.js [options]
+  --app <dir>            the function app folder (default: the current folder)
+  --port <n>             port to listen on (default: $PORT or 7071; 0 picks a free one)
+  --host <name>          interface to listen on (default: 127.0.0.1)
+  --storage <kind>       azure (AzureWebJobsStorage, Azurite locally; default) or memory
+  --no-azurite           never start Azurite, even for UseDevelopmentStorage=true
+  --function-key <key>   require this key for authLevel function/admin (default: keys off, like func start)
+  --max-body-bytes <n>   request body size limit (default: $FUNCTIONS_REQUEST_BODY_SIZE_LIMIT or 100 MB)
+  --log-level <level>    trace, debug, information (default), warning, error
+  --help`;
+
+async function main(): Promise<void> {
+    const { values } = parseArgs({
+        options: {
+            app: { type: 'string' },
+            port: { type: 'string' },
+            host: { type: 'string' },
+            storage: { type: 'string' },
+            'no-azurite': { type: 'boolean' },
+            'function-key': { type: 'string' },
+            'max-body-bytes': { type: 'string' },
+            'log-level': { type: 'string' },
+            help: { type: 'boolean' },
+        },
+        strict: true,
+    });
+    if (values.help) {
+        process.stdout.write(USAGE + '\n');
+        return;
+    }
+    const logLevel = values['log-level'] ?? process.env.DEVHOST_LOG_LEVEL ?? 'information';
+    if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of trace, debug, information, warning, error`);
+    const storage = values.storage ?? 'azure';
+    if (storage !== 'azure' && storage !== 'memory') throw new UsageError(`--storage must be azure or memory`);
+    const port = Number(values.port ?? process.env.PORT ?? 7071);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number`);
+    const sink = consoleSink(logLevel);
+
+    const appRoot = resolve(values.app ?? process.cwd());
+    const local = applyLocalSettings(appRoot);
+    if (local.overridden.length > 0) {
+        sink({
+            level: 'information',
+            category: 'host',
+            message: `Environment overrides local.settings.json for: ${local.overridden.join(', ')}`,
+        });
+    }
+
+    // After local.settings.json, which may set the host's own setting for it.
+    const maxBody = values['max-body-bytes'] ?? process.env.FUNCTIONS_REQUEST_BODY_SIZE_LIMIT;
+    const maxRequestBodyBytes = maxBody === undefined ? undefined : Number(maxBody);
+    if (maxRequestBodyBytes !== undefined && !(Number.isSafeInteger(maxRequestBodyBytes) && maxRequestBodyBytes >= 0)) {
+        throw new UsageError(`--max-body-bytes (or FUNCTIONS_REQUEST_BODY_SIZE_LIMIT) must be a number of bytes`);
+    }
+
+    let azurite: RunningAzurite | undefined;
+    if (storage === 'azure' && !values['no-azurite'] && process.env.AzureWebJobsStorage === 'UseDevelopmentStorage=true') {
+        azurite = await startAzurite({ location: join(appRoot, '.azurite'), services: 'all' });
+        sink({
+            level: 'information',
+            category: 'host',
+            message: azurite.started
+                ? `Started Azurite (data in ${join(appRoot, '.azurite')})`
+                : `Reusing the Azurite already listening on port ${azurite.tablePort}`,
+        });
+    }
+
+    let host: DevHost;
+    try {
+        host = await startDevHost({
+            appRoot,
+            port,
+            ...(values.host ? { hostname: values.host } : {}),
+            storage,
+            ...(values['function-key'] ? { functionKey: values['function-key'] } : {}),
+            ...(maxRequestBodyBytes !== undefined ? { maxRequestBodyBytes } : {}),
+            sink,
+        });
+    } catch (err) {
+        await azurite?.stop();
+        throw err;
+    }
+    printBanner(host, Boolean(values['function-key']));
+
+    let stopping = false;
+    const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        sink({ level: 'information', category: 'host', message: `${signal}: stopping` });
+        await host.close();
+        await azurite?.stop();
+        process.exit(0);
+    };
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function printBanner(host: DevHost, keysOn: boolean): void {
+    const lines = ['', 'Functions:'];
+    for (const fn of host.functions) {
+        const trigger = triggerOf(fn);
+        if (trigger?.type === 'httpTrigger') {
+            const route = typeof trigger.binding.route === 'string' ? trigger.binding.route : fn.metadata.name;
+            const methods = Array.isArray(trigger.binding.methods) ? trigger.binding.methods.join(',') : 'GET,POST';
+            const prefix = host.settings.routePrefix ? `/${host.settings.routePrefix}` : '';
+            lines.push(`  ${fn.metadata.name}: [${methods}] ${host.url}${prefix}/${route}`);
+        } else {
+            lines.push(`  ${fn.metadata.name}: ${trigger?.type ?? 'no trigger'}`);
+        }
+    }
+    const mcp = host.functions.find((fn) => triggerOf(fn)?.binding.route === 'mcp');
+    if (mcp) {
+        const mcpUrl = `${host.url}/${host.settings.routePrefix ? host.settings.routePrefix + '/' : ''}mcp`;
+        const entry = { servers: { miningLocal: { type: 'http', url: mcpUrl, ...(keysOn ? { headers: { 'x-functions-key': '<key>' } } : {}) } } };
+        lines.push('', `MCP endpoint: ${mcpUrl}`, '', 'For VS Code, .vscode/mcp.json:', JSON.stringify(entry, null, 2));
+    }
+    lines.push('', `Host ready on ${host.url} (Ctrl-C to stop)`, '');
+    process.stdout.write(lines.join('\n'));
+}
+
+class UsageError extends Error {}
+
+main().catch((err: unknown) => {
+    const sink: LogSink = consoleSink('error');
+    const message = err instanceof UsageError ? `${err.message}\n${USAGE}` : err instanceof Error ? err.message : String(err);
+    sink({ level: 'error', category: 'host', message });
+    process.exit(1);
+});

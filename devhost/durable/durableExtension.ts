@@ -1,0 +1,140 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ExtraRoute } from '../http/frontDoorTypes';
+import type { LogSink } from '../logger';
+import { extraInputBindings, triggerOf } from '../worker/bindings';
+import type { RpcParameterBinding } from '../worker/coreTypes';
+import type { RegisteredFunction } from '../worker/functionsCore';
+import type { Invoker } from '../worker/invoke';
+import { Engine } from './engine';
+import { ManagementApi } from './managementApi';
+import { MemoryStore } from './memoryStore';
+import type { TaskHubStore } from './store';
+import { TableStore } from './tableStore';
+import { WEBHOOK_PATH, WebhookUrls } from './webhookUrls';
+
+export type StorageChoice = 'azure' | 'memory';
+
+export interface DurableExtensionOptions {
+    functions: readonly RegisteredFunction[];
+    invoker: Invoker;
+    hubName: string;
+    /** The app setting holding the storage connection string (host.json storageProvider.connectionName). */
+    connectionName: string;
+    storage: StorageChoice;
+    /** The host's public origin, for the webhook URLs handed to clients. */
+    publicBaseUrl: string;
+    functionKey?: string;
+    sink: LogSink;
+}
+
+const CLIENT_BINDING_TYPES = new Set(['durableClient', 'orchestrationClient']);
+const DURABLE_TRIGGERS = new Set(['orchestrationTrigger', 'activityTrigger', 'entityTrigger']);
+
+/**
+ * Stands in for the Durable Functions extension: the orchestration engine over a task hub store, the
+ * internal HTTP endpoint the JavaScript `DurableClient` calls (`rpcBaseUrl`, loopback only, like the
+ * extension's LocalHttpListener), the public `/runtime/webhooks/durabletask` routes, and the client binding.
+ */
+export class DurableExtension {
+    private constructor(
+        private readonly parts:
+            | { engine: Engine; store: TaskHubStore; api: ManagementApi; urls: WebhookUrls; rpc: Server; rpcBaseUrl: string }
+            | undefined,
+        private readonly functionKey: string | undefined
+    ) {}
+
+    static async start(options: DurableExtensionOptions): Promise<DurableExtension> {
+        const { functions, sink } = options;
+        const usesDurable = functions.some(
+            (fn) =>
+                DURABLE_TRIGGERS.has(triggerOf(fn)?.type ?? '') || extraInputBindings(fn).some((b) => CLIENT_BINDING_TYPES.has(b.type))
+        );
+        // An app without Durable Functions needs no storage at all.
+        if (!usesDurable) return new DurableExtension(undefined, options.functionKey);
+
+        for (const fn of functions) {
+            if (triggerOf(fn)?.type === 'entityTrigger') {
+                sink({
+                    level: 'warning',
+                    category: 'host',
+                    message: `Durable entities are not supported by the local host: entity '${fn.metadata.name}' will not run.`,
+                });
+            }
+        }
+
+        let engine: Engine | undefined;
+        const store = createStore(options, (reason) => {
+            sink({ level: 'critical', category: 'host', message: `Stopping Durable Functions: ${reason}.` });
+            void engine?.stop();
+        });
+        await store.open();
+        engine = new Engine({ store, invoker: options.invoker, functions, sink });
+
+        const urls = new WebhookUrls(options.publicBaseUrl, options.hubName, options.functionKey);
+        const api = new ManagementApi(engine, urls);
+        const rpc = createServer((req, res) => {
+            const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+            if (!url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
+            void api.handle(req, res, url.pathname.slice('/durabletask/'.length), url.searchParams);
+        });
+        await new Promise<void>((resolve, reject) => {
+            rpc.once('error', reject);
+            rpc.listen(0, '127.0.0.1', () => resolve());
+        });
+        const rpcBaseUrl = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/durabletask/`;
+
+        await engine.start();
+        sink({ level: 'information', category: 'host', message: `Durable Functions: task hub ${options.hubName} in ${store.description}` });
+        return new DurableExtension({ engine, store, api, urls, rpc, rpcBaseUrl }, options.functionKey);
+    }
+
+    /** The public webhook routes; with keys on they need the key, as the system key guards them in Azure. */
+    routes(): ExtraRoute[] {
+        const parts = this.parts;
+        if (!parts) return [];
+        return [
+            async (req, res, url) => {
+                if (!url.pathname.startsWith(WEBHOOK_PATH + '/')) return false;
+                const key = url.searchParams.get('code') ?? req.headers['x-functions-key'];
+                if (this.functionKey && key !== this.functionKey) {
+                    res.writeHead(401, { 'content-length': '0' }).end();
+                    return true;
+                }
+                await parts.api.handle(req, res, url.pathname.slice(WEBHOOK_PATH.length + 1), url.searchParams);
+                return true;
+            },
+        ];
+    }
+
+    /** Values for a function's durable client bindings, as the extension binds them for JavaScript. */
+    inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
+        const parts = this.parts;
+        if (!parts) return [];
+        return extraInputBindings(fn)
+            .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
+            .map((binding) => ({ name: binding.name, data: { string: JSON.stringify(parts.urls.clientBinding(parts.rpcBaseUrl)) } }));
+    }
+
+    async stop(): Promise<void> {
+        if (!this.parts) return;
+        await this.parts.engine.stop();
+        await new Promise<void>((resolve) => {
+            this.parts?.rpc.close(() => resolve());
+            this.parts?.rpc.closeAllConnections();
+        });
+        await this.parts.store.close();
+    }
+}
+
+function createStore(options: DurableExtensionOptions, onLeaseLost: (reason: string) => void): TaskHubStore {
+    if (options.storage === 'memory') return new MemoryStore();
+    const connectionString = process.env[options.connectionName];
+    if (!connectionString) {
+        throw new Error(
+            `Durable Functions needs storage: the app setting ${options.connectionName} is not set. ` +
+                'Set it (UseDevelopmentStorage=true for Azurite), or run the host with --storage memory.'
+        );
+    }
+    return new TableStore({ connectionString, hubName: options.hubName, onLeaseLost });
+}
