@@ -215,28 +215,41 @@ export class TableStore implements TaskHubStore {
         }
     }
 
+    /**
+     * Takes the hub's lease. A lease whose owner died (a killed host) frees as soon as its process is gone or
+     * the lease expires; a live owner keeps renewing it, and after one lease period this host gives up.
+     */
     async #acquireLease(): Promise<void> {
-        const expiresAt = () => new Date(Date.now() + LEASE_SECONDS * 1000);
-        const lease = { partitionKey: LEASE_PARTITION, rowKey: 'lease', Owner: this.#owner, ExpiresAt: expiresAt() };
-        try {
-            this.#leaseEtag = (await this.#table.createEntity(lease)).etag;
-            return;
-        } catch (err) {
-            if (statusOf(err) !== 409) throw err;
-        }
-        const current = await this.#table.getEntity<{ Owner?: string; ExpiresAt?: Date }>(LEASE_PARTITION, 'lease');
-        const owner = current.Owner ?? '';
-        if (!leaseIsFree(owner, current.ExpiresAt)) {
-            throw new LeaseError(
-                `Another local host (${owner}) is running task hub ${this.options.hubName} in this storage account. ` +
-                    'Stop it, or give this one another TASKHUB_NAME.'
-            );
-        }
-        try {
-            this.#leaseEtag = (await this.#table.updateEntity(lease, 'Replace', { etag: current.etag })).etag;
-        } catch (err) {
-            if (statusOf(err) === 412) throw new LeaseError(`Another host took task hub ${this.options.hubName} just now.`);
-            throw err;
+        const lease = () => ({
+            partitionKey: LEASE_PARTITION,
+            rowKey: 'lease',
+            Owner: this.#owner,
+            ExpiresAt: new Date(Date.now() + LEASE_SECONDS * 1000),
+        });
+        const giveUpAt = Date.now() + (LEASE_SECONDS + 2) * 1000;
+        for (;;) {
+            try {
+                this.#leaseEtag = (await this.#table.createEntity(lease())).etag;
+                return;
+            } catch (err) {
+                if (statusOf(err) !== 409) throw err;
+            }
+            const current = await this.#table.getEntity<{ Owner?: string; ExpiresAt?: Date }>(LEASE_PARTITION, 'lease');
+            const owner = current.Owner ?? '';
+            if (leaseIsFree(owner, current.ExpiresAt)) {
+                try {
+                    this.#leaseEtag = (await this.#table.updateEntity(lease(), 'Replace', { etag: current.etag })).etag;
+                    return;
+                } catch (err) {
+                    if (statusOf(err) !== 412) throw err; // someone else took it first: look again
+                }
+            } else if (Date.now() > giveUpAt) {
+                throw new LeaseError(
+                    `Another local host (${owner}) is running task hub ${this.options.hubName} in this storage account. ` +
+                        'Stop it, or give this one another TASKHUB_NAME.'
+                );
+            }
+            await new Promise((resolve) => setTimeout(resolve, 250));
         }
     }
 
