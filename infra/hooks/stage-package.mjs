@@ -94,6 +94,8 @@ function readJson(file) {
  */
 export function stage(repoRoot, env) {
     const out = join(repoRoot, DEPLOY_DIR);
+    // Read the switch before anything slow, so a typo in it fails at once.
+    const hostJson = hostJsonForDeploy(readJson(join(repoRoot, 'host.json')), env[PROVIDER_SWITCH]);
 
     // Always compile first: shipping a stale dist/ is the easiest way to deploy the wrong code.
     npm(repoRoot, ['run', 'build']);
@@ -106,7 +108,6 @@ export function stage(repoRoot, env) {
         recursive: true,
         filter: (source) => extname(source) !== '.map',
     });
-    const hostJson = hostJsonForDeploy(readJson(join(repoRoot, 'host.json')), env[PROVIDER_SWITCH]);
     writeFileSync(join(out, 'host.json'), `${JSON.stringify(hostJson, null, 2)}\n`);
     cpSync(join(repoRoot, 'package.json'), join(out, 'package.json'));
     cpSync(join(repoRoot, 'package-lock.json'), join(out, 'package-lock.json'));
