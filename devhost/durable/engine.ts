@@ -99,6 +99,8 @@ export class Engine {
     #activitySlots = new Semaphore(MAX_CONCURRENT_ACTIVITIES);
     #stopped = false;
     #idle = new Set<Promise<void>>();
+    /** Callers waiting for an instance to finish (poll-free wait, as the extension offers for capable providers). */
+    #finishWaiters = new Map<string, Set<() => void>>();
 
     constructor(private readonly options: EngineOptions) {
         for (const fn of options.functions) {
@@ -180,6 +182,24 @@ export class Engine {
 
     resume(instanceId: string, reason: string): Promise<ClientOperationResult> {
         return this.#send(instanceId, (now) => event(EventType.ExecutionResumed, now, { Reason: reason }));
+    }
+
+    /** Resolves when the instance reaches a final status, or after `timeoutMs`; never rejects. */
+    async waitForFinish(instanceId: string, timeoutMs: number): Promise<void> {
+        const record = await this.getInstance(instanceId);
+        if (!record || TERMINAL_STATUSES.has(record.runtimeStatus)) return;
+        await new Promise<void>((resolve) => {
+            const waiters = this.#finishWaiters.get(instanceId) ?? new Set();
+            const done = () => {
+                clearTimeout(timer);
+                waiters.delete(done);
+                if (waiters.size === 0) this.#finishWaiters.delete(instanceId);
+                resolve();
+            };
+            const timer = setTimeout(done, timeoutMs);
+            waiters.add(done);
+            this.#finishWaiters.set(instanceId, waiters);
+        });
     }
 
     async purge(instanceId: string): Promise<boolean> {
@@ -369,6 +389,7 @@ export class Engine {
         );
         if (!committed) return;
         this.#clearTimers(actor);
+        for (const wake of [...(this.#finishWaiters.get(actor.record.instanceId) ?? [])]) wake();
         this.#log(
             status === 'Completed' ? 'information' : 'warning',
             `Orchestration ${actor.record.instanceId} ${status.toLowerCase()}${status === 'Completed' ? '' : `: ${String(output)}`}`,

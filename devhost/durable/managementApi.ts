@@ -114,8 +114,7 @@ export class ManagementApi {
             throw err;
         }
         const timeout = Number(query.get('timeout'));
-        const interval = Number(query.get('pollingInterval'));
-        if (timeout > 0 && interval > 0) return this.#waitThenRespond(res, record.instanceId, timeout, interval);
+        if (timeout > 0 && Number(query.get('pollingInterval')) > 0) return this.#waitThenRespond(res, record.instanceId, timeout);
         this.#checkStatusResponse(res, record.instanceId);
     }
 
@@ -199,18 +198,15 @@ export class ManagementApi {
         sendOperation(res, await this.engine.raiseEvent(instanceId, eventName, data));
     }
 
-    async #waitThenRespond(res: ServerResponse, instanceId: string, timeoutSeconds: number, intervalSeconds: number): Promise<void> {
-        const deadline = Date.now() + timeoutSeconds * 1000;
-        for (;;) {
-            const record = await this.engine.getInstance(instanceId);
-            if (record && TERMINAL_STATUSES.has(record.runtimeStatus)) {
-                if (record.runtimeStatus === 'Completed') return sendRaw(res, 200, record.output ?? 'null');
-                const payload = statusPayload(record, { showInput: true, showHistory: false, showHistoryOutput: false });
-                return sendJson(res, record.runtimeStatus === 'Failed' ? 500 : 200, payload);
-            }
-            if (Date.now() >= deadline) return this.#checkStatusResponse(res, instanceId);
-            await new Promise((resolve) => setTimeout(resolve, Math.min(intervalSeconds * 1000, deadline - Date.now())));
-        }
+    /** createAndWaitOnNewInstance: answers with the result if it comes within the timeout. */
+    async #waitThenRespond(res: ServerResponse, instanceId: string, timeoutSeconds: number): Promise<void> {
+        // The engine signals completion, so, like the extension with a poll-free provider, no polling interval applies.
+        await this.engine.waitForFinish(instanceId, timeoutSeconds * 1000);
+        const record = await this.engine.getInstance(instanceId);
+        if (!record || !TERMINAL_STATUSES.has(record.runtimeStatus)) return this.#checkStatusResponse(res, instanceId);
+        if (record.runtimeStatus === 'Completed') return sendRaw(res, 200, record.output ?? 'null');
+        const payload = statusPayload(record, { showInput: true, showHistory: false, showHistoryOutput: false });
+        sendJson(res, record.runtimeStatus === 'Failed' ? 500 : 200, payload);
     }
 
     #checkStatusResponse(res: ServerResponse, instanceId: string): void {
