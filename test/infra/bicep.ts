@@ -63,8 +63,6 @@ export function readJson(relativePath: string): unknown {
     return parseJsonc(readRepoFile(relativePath), relativePath);
 }
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 export function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -125,6 +123,8 @@ export interface Statement {
     value: string;
     /** Decorator lines above the statement, e.g. `@minLength(1)`. */
     decorators: string[];
+    /** A resource declared with `existing`: a reference, not something this file deploys. */
+    existing: boolean;
     /** 1-based line of the keyword in the file. */
     line: number;
 }
@@ -222,7 +222,7 @@ export function parseBicep(relativePath: string): BicepFile {
         }
         const match = STATEMENT.exec(text);
         if (!match) throw new Error(`${relativePath}:${line}: unexpected top-level text: ${text.slice(0, 60)}`);
-        statements.push({ ...describe(match[1] as Statement['keyword'], match[2] ?? '', relativePath, line), decorators, line });
+        statements.push({ ...readStatement(match[1] as Statement['keyword'], match[2] ?? '', relativePath, line), decorators, line });
         decorators = [];
     }
     return { path: relativePath, code, statements };
@@ -232,26 +232,26 @@ function countNewlines(text: string): number {
     return text.split('\n').length - 1;
 }
 
-function describe(keyword: Statement['keyword'], rest: string, file: string, line: number): Omit<Statement, 'decorators' | 'line'> {
+function readStatement(keyword: Statement['keyword'], rest: string, file: string, line: number): Omit<Statement, 'decorators' | 'line'> {
     const fail = (): never => {
         throw new Error(`${file}:${line}: cannot read this ${keyword} statement`);
     };
     switch (keyword) {
         case 'targetScope':
-            return { keyword, name: '', type: '', value: rest.replace(/^=\s*/, '').trim() };
+            return { keyword, name: '', type: '', value: rest.replace(/^=\s*/, '').trim(), existing: false };
         case 'param':
         case 'output': {
             const m = /^(\w+)\s+(\w+)\s*(?:=\s*([\s\S]*))?$/.exec(rest) ?? fail();
-            return { keyword, name: m[1] ?? '', type: m[2] ?? '', value: (m[3] ?? '').trim() };
+            return { keyword, name: m[1] ?? '', type: m[2] ?? '', value: (m[3] ?? '').trim(), existing: false };
         }
         case 'var': {
             const m = /^(\w+)\s*=\s*([\s\S]*)$/.exec(rest) ?? fail();
-            return { keyword, name: m[1] ?? '', type: '', value: (m[2] ?? '').trim() };
+            return { keyword, name: m[1] ?? '', type: '', value: (m[2] ?? '').trim(), existing: false };
         }
         case 'resource':
         case 'module': {
-            const m = /^(\w+)\s+'([^']+)'\s*(?:existing\s*)?=\s*([\s\S]*)$/.exec(rest) ?? fail();
-            return { keyword, name: m[1] ?? '', type: m[2] ?? '', value: (m[3] ?? '').trim() };
+            const m = /^(\w+)\s+'([^']+)'\s*(existing\s*)?=\s*([\s\S]*)$/.exec(rest) ?? fail();
+            return { keyword, name: m[1] ?? '', type: m[2] ?? '', value: (m[4] ?? '').trim(), existing: m[3] !== undefined };
         }
     }
 }
@@ -266,9 +266,9 @@ export function statementsOf(file: BicepFile, keyword: Statement['keyword']): St
     return file.statements.filter((s) => s.keyword === keyword);
 }
 
-/** Resources whose type (before `@`) is `type`, e.g. 'Microsoft.Authorization/roleAssignments'. */
+/** Resources the file deploys (not `existing` references) of `type`, e.g. 'Microsoft.Authorization/roleAssignments'. */
 export function resourcesOfType(file: BicepFile, type: string): Statement[] {
-    return statementsOf(file, 'resource').filter((s) => s.type.split('@')[0]?.toLowerCase() === type.toLowerCase());
+    return statementsOf(file, 'resource').filter((s) => !s.existing && s.type.split('@')[0]?.toLowerCase() === type.toLowerCase());
 }
 
 export interface Entry {

@@ -71,47 +71,48 @@ describe('main.bicep', () => {
 
 describe('function app', () => {
     const file = moduleFile(deployment, 'app/function-app.bicep');
-    const plan = onlyResource(file, 'Microsoft.Web/serverfarms');
-    const site = onlyResource(file, 'Microsoft.Web/sites');
+    // Looked up inside each test, so a missing resource fails that test rather than the whole suite.
+    const plan = (): Statement => onlyResource(file, 'Microsoft.Web/serverfarms');
+    const site = (): Statement => onlyResource(file, 'Microsoft.Web/sites');
 
     it('runs on a Linux Flex Consumption (FC1) plan', () => {
-        assert.equal(stringLiteral(propertyAt(file, plan, ['sku', 'name'])), 'FC1', `${file.path}: the plan sku must be FC1`);
-        assert.equal(stringLiteral(propertyAt(file, plan, ['sku', 'tier'])), 'FlexConsumption', `${file.path}: the plan tier must be FlexConsumption`);
-        assert.equal(literal(propertyAt(file, plan, ['properties', 'reserved'])), true, `${file.path}: the plan must be Linux (reserved: true)`);
-        assert.equal(stringLiteral(entry(site.value, 'kind', file.path)), 'functionapp,linux', `${file.path}: the site kind must be 'functionapp,linux'`);
+        assert.equal(stringLiteral(propertyAt(file, plan(), ['sku', 'name'])), 'FC1', `${file.path}: the plan sku must be FC1`);
+        assert.equal(stringLiteral(propertyAt(file, plan(), ['sku', 'tier'])), 'FlexConsumption', `${file.path}: the plan tier must be FlexConsumption`);
+        assert.equal(literal(propertyAt(file, plan(), ['properties', 'reserved'])), true, `${file.path}: the plan must be Linux (reserved: true)`);
+        assert.equal(stringLiteral(entry(site().value, 'kind', file.path)), 'functionapp,linux', `${file.path}: the site kind must be 'functionapp,linux'`);
     });
 
     it('runs Node 22', () => {
         const runtime = ['properties', 'functionAppConfig', 'runtime'];
-        assert.equal(stringLiteral(propertyAt(file, site, [...runtime, 'name'])), 'node', `${file.path}: functionAppConfig.runtime.name must be 'node'`);
-        assert.equal(stringLiteral(propertyAt(file, site, [...runtime, 'version'])), '22', `${file.path}: functionAppConfig.runtime.version must be '22'`);
+        assert.equal(stringLiteral(propertyAt(file, site(), [...runtime, 'name'])), 'node', `${file.path}: functionAppConfig.runtime.name must be 'node'`);
+        assert.equal(stringLiteral(propertyAt(file, site(), [...runtime, 'version'])), '22', `${file.path}: functionAppConfig.runtime.version must be '22'`);
     });
 
     it('deploys from a blob container it reads with the user-assigned identity', () => {
         const storage = ['properties', 'functionAppConfig', 'deployment', 'storage'];
-        assert.equal(stringLiteral(propertyAt(file, site, [...storage, 'type'])), 'blobContainer', `${file.path}: deployment storage type must be blobContainer`);
+        assert.equal(stringLiteral(propertyAt(file, site(), [...storage, 'type'])), 'blobContainer', `${file.path}: deployment storage type must be blobContainer`);
         assert.equal(
-            stringLiteral(propertyAt(file, site, [...storage, 'authentication', 'type'])),
+            stringLiteral(propertyAt(file, site(), [...storage, 'authentication', 'type'])),
             'UserAssignedIdentity',
             `${file.path}: deployment storage must authenticate with the user-assigned identity`
         );
-        assert.equal(propertyAt(file, site, [...storage, 'authentication', 'userAssignedIdentityResourceId']), 'identityId', `${file.path}: deployment storage must use the identity passed in as identityId`);
-        assert.match(propertyAt(file, site, ['identity', 'type']) ?? '', /'UserAssigned'/, `${file.path}: the site must run as the user-assigned identity`);
+        assert.equal(propertyAt(file, site(), [...storage, 'authentication', 'userAssignedIdentityResourceId']), 'identityId', `${file.path}: deployment storage must use the identity passed in as identityId`);
+        assert.match(propertyAt(file, site(), ['identity', 'type']) ?? '', /'UserAssigned'/, `${file.path}: the site must run as the user-assigned identity`);
     });
 
     it('sets Flex scale limits', () => {
         const scale = ['properties', 'functionAppConfig', 'scaleAndConcurrency'];
         for (const key of ['maximumInstanceCount', 'instanceMemoryMB']) {
-            assert.ok(propertyAt(file, site, [...scale, key]), `${file.path}: functionAppConfig.scaleAndConcurrency.${key} is not set`);
+            assert.ok(propertyAt(file, site(), [...scale, key]), `${file.path}: functionAppConfig.scaleAndConcurrency.${key} is not set`);
         }
     });
 });
 
 describe('storage', () => {
     const file = moduleFile(deployment, 'app/storage.bicep');
-    const account = onlyResource(file, 'Microsoft.Storage/storageAccounts');
 
     it('refuses shared keys and anonymous blob access', () => {
+        const account = onlyResource(file, 'Microsoft.Storage/storageAccounts');
         assert.equal(literal(propertyAt(file, account, ['properties', 'allowSharedKeyAccess'])), false, `${file.path}: allowSharedKeyAccess must be false`);
         assert.equal(literal(propertyAt(file, account, ['properties', 'allowBlobPublicAccess'])), false, `${file.path}: allowBlobPublicAccess must be false`);
     });
@@ -119,16 +120,16 @@ describe('storage', () => {
 
 describe('durable task scheduler', () => {
     const file = moduleFile(deployment, 'app/scheduler.bicep');
-    const scheduler = onlyResource(file, 'Microsoft.DurableTask/schedulers');
-    const hub = onlyResource(file, 'Microsoft.DurableTask/schedulers/taskHubs');
+    const scheduler = (): Statement => onlyResource(file, 'Microsoft.DurableTask/schedulers');
+    const hub = (): Statement => onlyResource(file, 'Microsoft.DurableTask/schedulers/taskHubs');
 
     it('uses the Consumption SKU and holds the task hub', () => {
-        assert.equal(stringLiteral(propertyAt(file, scheduler, ['properties', 'sku', 'name'])), 'Consumption', `${file.path}: scheduler sku must be Consumption`);
-        assert.equal(entry(hub.value, 'parent', file.path), scheduler.name, `${file.path}: the task hub's parent must be the scheduler`);
+        assert.equal(stringLiteral(propertyAt(file, scheduler(), ['properties', 'sku', 'name'])), 'Consumption', `${file.path}: scheduler sku must be Consumption`);
+        assert.equal(entry(hub().value, 'parent', file.path), scheduler().name, `${file.path}: the task hub's parent must be the scheduler`);
     });
 
     it('admits callers: the IP allow-list is never empty', () => {
-        const expression = propertyAt(file, scheduler, ['properties', 'ipAllowlist']) ?? '';
+        const expression = propertyAt(file, scheduler(), ['properties', 'ipAllowlist']) ?? '';
         let items: string[];
         if (expression.startsWith('[')) {
             items = arrayItems(expression, file.path);
@@ -147,7 +148,7 @@ describe('durable task scheduler', () => {
         const appFile = moduleFile(deployment, 'app/function-app.bicep');
         const appSetting = /^\s*TASKHUB_NAME:\s*(.+)$/m.exec(statement(appFile, 'var', 'appSettings').value)?.[1] ?? '';
         const settingValue = resolve(deployment, appFile, appSetting);
-        const hubName = resolve(deployment, file, entry(hub.value, 'name', file.path) ?? '');
+        const hubName = resolve(deployment, file, entry(hub().value, 'name', file.path) ?? '');
         assert.notEqual(hubName, undefined, `${file.path}: cannot tell the task hub name`);
         assert.equal(settingValue, hubName, `TASKHUB_NAME app setting (${String(settingValue)}) differs from the task hub resource name (${String(hubName)})`);
     });

@@ -31,9 +31,8 @@ describe('.vscode', () => {
 
 describe('.vscode/mcp.json', () => {
     const mcp = readJson('.vscode/mcp.json');
-    assert.ok(isRecord(mcp), '.vscode/mcp.json must be an object');
-    const servers = mcp['servers'];
-    const inputs = records(mcp['inputs'] ?? [], '.vscode/mcp.json inputs');
+    const servers = isRecord(mcp) ? mcp['servers'] : undefined;
+    const inputs = (): Record<string, unknown>[] => records(isRecord(mcp) ? (mcp['inputs'] ?? []) : undefined, '.vscode/mcp.json inputs');
 
     it('lists servers as VS Code expects: type http and a url', () => {
         assert.ok(isRecord(servers) && Object.keys(servers).length > 0, '.vscode/mcp.json needs a top-level "servers" object');
@@ -45,7 +44,7 @@ describe('.vscode/mcp.json', () => {
     });
 
     it('has the local endpoint and the remote one with a function key header', () => {
-        assert.ok(isRecord(servers));
+        assert.ok(isRecord(servers), '.vscode/mcp.json needs a top-level "servers" object');
         const all = Object.values(servers).filter(isRecord);
         assert.ok(all.some((s) => s['url'] === LOCAL_URL), `.vscode/mcp.json needs a server at ${LOCAL_URL}`);
         const remote = all.find((s) => s['url'] === REMOTE_URL);
@@ -61,9 +60,9 @@ describe('.vscode/mcp.json', () => {
     });
 
     it('declares every ${input:...} it uses, with type, id and description', () => {
-        const ids = inputs.map((i) => i['id']);
+        const ids = inputs().map((i) => i['id']);
         assert.equal(new Set(ids).size, ids.length, '.vscode/mcp.json input ids must be unique');
-        for (const input of inputs) {
+        for (const input of inputs()) {
             for (const key of ['type', 'id', 'description']) {
                 assert.equal(typeof input[key], 'string', `.vscode/mcp.json input ${String(input['id'])} needs a string "${key}"`);
             }
@@ -75,17 +74,16 @@ describe('.vscode/mcp.json', () => {
     });
 
     it('hides the function key as a password', () => {
-        const key = inputs.find((i) => i['id'] === 'functions-key');
+        const key = inputs().find((i) => i['id'] === 'functions-key');
         assert.ok(key, '.vscode/mcp.json needs the functions-key input');
         assert.equal(key['password'], true, 'the functions-key input must have password: true');
     });
 });
 
 describe('F5 (launch, tasks, settings)', () => {
-    const tasksJson = readJson('.vscode/tasks.json');
-    const tasks = records(getPathInsensitive(tasksJson, ['tasks']), '.vscode/tasks.json tasks');
-    const labels = tasks.map((t) => t['label']);
-    const byLabel = (label: unknown): Record<string, unknown> | undefined => tasks.find((t) => t['label'] === label);
+    const tasks = (): Record<string, unknown>[] => records(getPathInsensitive(readJson('.vscode/tasks.json'), ['tasks']), '.vscode/tasks.json tasks');
+    const labels = (): unknown[] => tasks().map((t) => t['label']);
+    const byLabel = (label: unknown): Record<string, unknown> | undefined => tasks().find((t) => t['label'] === label);
 
     it('starts the Functions host after building with npm', () => {
         const host = byLabel('func: host start');
@@ -101,9 +99,9 @@ describe('F5 (launch, tasks, settings)', () => {
     });
 
     it('has every dependsOn name an existing task', () => {
-        for (const task of tasks) {
+        for (const task of tasks()) {
             const deps = ([] as unknown[]).concat(task['dependsOn'] ?? []);
-            for (const dep of deps) assert.ok(labels.includes(dep), `task "${String(task['label'])}" depends on unknown task "${String(dep)}"`);
+            for (const dep of deps) assert.ok(labels().includes(dep), `task "${String(task['label'])}" depends on unknown task "${String(dep)}"`);
         }
     });
 
@@ -127,7 +125,7 @@ describe('F5 (launch, tasks, settings)', () => {
             assert.equal(settings[key], value, `.vscode/settings.json ${key} must be "${value}"`);
         }
         for (const key of ['azureFunctions.preDeployTask', 'azureFunctions.postDeployTask']) {
-            assert.ok(labels.includes(settings[key]), `.vscode/settings.json ${key} names "${String(settings[key])}", which is not a task`);
+            assert.ok(labels().includes(settings[key]), `.vscode/settings.json ${key} names "${String(settings[key])}", which is not a task`);
         }
     });
 });
