@@ -226,7 +226,7 @@ export class TableStore implements TaskHubStore {
             Owner: this.#owner,
             ExpiresAt: new Date(Date.now() + LEASE_SECONDS * 1000),
         });
-        const giveUpAt = Date.now() + (LEASE_SECONDS + 2) * 1000;
+        const startedAt = Date.now();
         for (;;) {
             try {
                 this.#leaseEtag = (await this.#table.createEntity(lease())).etag;
@@ -236,14 +236,18 @@ export class TableStore implements TaskHubStore {
             }
             const current = await this.#table.getEntity<{ Owner?: string; ExpiresAt?: Date }>(LEASE_PARTITION, 'lease');
             const owner = current.Owner ?? '';
-            if (leaseIsFree(owner, current.ExpiresAt)) {
+            const state = leaseState(owner, current.ExpiresAt);
+            // A live process here is certain after a moment (a just-killed one may linger briefly);
+            // an owner on another machine is only known dead once its lease expires.
+            const patience = state === 'held here' ? 2_000 : (LEASE_SECONDS + 2) * 1000;
+            if (state === 'free') {
                 try {
                     this.#leaseEtag = (await this.#table.updateEntity(lease(), 'Replace', { etag: current.etag })).etag;
                     return;
                 } catch (err) {
                     if (statusOf(err) !== 412) throw err; // someone else took it first: look again
                 }
-            } else if (Date.now() > giveUpAt) {
+            } else if (Date.now() - startedAt > patience) {
                 throw new LeaseError(
                     `Another local host (${owner}) is running task hub ${this.options.hubName} in this storage account. ` +
                         'Stop it, or give this one another TASKHUB_NAME.'
@@ -275,17 +279,17 @@ export class TableStore implements TaskHubStore {
 }
 
 /** A lease is free when it expired, or when its owner is a process on this machine that no longer exists. */
-function leaseIsFree(owner: string, expiresAt: Date | undefined): boolean {
-    if (!expiresAt || expiresAt.getTime() < Date.now()) return true;
+function leaseState(owner: string, expiresAt: Date | undefined): 'free' | 'held here' | 'held elsewhere' {
+    if (!expiresAt || expiresAt.getTime() < Date.now()) return 'free';
     const [ownerHost, ownerPid] = owner.split(':');
-    if (ownerHost !== hostname()) return false;
+    if (ownerHost !== hostname()) return 'held elsewhere';
     const pid = Number(ownerPid);
-    if (!Number.isInteger(pid) || pid === process.pid) return true;
+    if (!Number.isInteger(pid) || pid === process.pid) return 'free';
     try {
         process.kill(pid, 0);
-        return false;
+        return 'held here';
     } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'ESRCH';
+        return (err as NodeJS.ErrnoException).code === 'ESRCH' ? 'free' : 'held here';
     }
 }
 

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startAzurite, type RunningAzurite } from '../../devhost/azurite';
+
+export interface TestAzurite {
+    connectionString: string;
+    stop(): Promise<void>;
+}
+
+/**
+ * An Azurite of this test file's own: the Table service on a free port, data in a temporary folder that
+ * is removed afterwards. Never reuses an emulator that happens to be running.
+ */
+export async function startTestAzurite(): Promise<TestAzurite> {
+    const location = mkdtempSync(join(tmpdir(), 'azurite-test-'));
+    let azurite: RunningAzurite | undefined;
+    for (let attempt = 0; !azurite; attempt++) {
+        const port = await freePort();
+        try {
+            azurite = await startAzurite({ services: 'table', location, ports: { table: port } });
+            if (!azurite.started) throw new Error(`port ${port} was taken meanwhile`);
+        } catch (err) {
+            azurite = undefined;
+            if (attempt >= 2) throw err;
+        }
+    }
+    const running = azurite;
+    return {
+        connectionString: running.connectionString,
+        stop: async () => {
+            await running.stop();
+            rmSync(location, { recursive: true, force: true });
+        },
+    };
+}
+
+/** A task hub name no other test uses (letters and digits only, valid for every backend). */
+export function uniqueHubName(prefix: string): string {
+    return `${prefix}${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`.replace(/[^A-Za-z0-9]/g, '').slice(0, 45);
+}
