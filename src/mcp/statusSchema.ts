@@ -39,11 +39,15 @@ export const anyStatusSchema = statusOutputSchema(ALL_STATUSES);
 /** start_mining just created the workflow, so it is never not_found. */
 export const startStatusSchema = statusOutputSchema(['completed', 'running', 'failed']);
 
-/** The tool result: the status as structuredContent and, for clients that ignore that, as JSON text. */
+/**
+ * The tool result: the status as structuredContent and, for clients that ignore that, as JSON text.
+ * Every status, failed and not_found included, is data and not a tool error, hence isError: false.
+ */
 export function statusResult(status: MiningStatus) {
     return {
         content: [{ type: 'text' as const, text: JSON.stringify(status) }],
         structuredContent: { ...status },
+        isError: false,
     };
 }
 

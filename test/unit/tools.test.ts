@@ -51,7 +51,7 @@ async function connect(durable: FakeDurableClient, config: Config = CONFIG) {
 
 /** A tool result's structured status, checked to be also its text content. */
 function statusOf(result: CallToolResult): Record<string, unknown> {
-    assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    assert.equal(result.isError, false, JSON.stringify(result.content));
     const text = result.content[0];
     assert.ok(text?.type === 'text');
     assert.deepEqual(JSON.parse(text.text), result.structuredContent);

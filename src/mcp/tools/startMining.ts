@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ToolDeps } from '../deps';
+import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
 import { readDurableStatus } from './readStatus';
-import { budgetedWait } from '../../workflow/budgetedWait';
+import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
+import { withTimeout } from '../../workflow/client';
 import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
 import { newWorkflowId } from '../../workflow/ids';
 import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
@@ -63,10 +64,16 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
             },
         },
         ({ difficulty, blocks }, extra) => guarded('start_mining', log, async () => {
+            const clock = deps.clock ?? systemClock;
+            const calledAt = clock.now();
             const workflowId = newWorkflowId();
             const input: MineChainInput = { difficulty, blocks };
             try {
-                await deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input });
+                await withTimeout(
+                    deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }),
+                    BACKEND_CALL_TIMEOUT_MS,
+                    'The start request'
+                );
             } catch (error) {
                 log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
                 return toolError('Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.');
@@ -90,9 +97,10 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
                     const status = toWorkflowStatus(workflowId, durable, options);
                     if (status.status === 'running' && status.progress !== undefined) report(status.progress);
                 },
-                budgetMs: config.waitBudgetSeconds * 1000,
+                // The budget covers the whole call, the start request included.
+                budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
                 signal: extra.signal,
-                clock: deps.clock,
+                clock,
             });
 
             const status =
