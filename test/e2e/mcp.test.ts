@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
+import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+
+/**
+ * The product end to end: the MCP SDK's own client, over HTTP, against the function app running on the
+ * local host with Durable state in Azurite, as `npm start` runs it. The wait budget is one second so the
+ * poll path is quick to reach; the proof-of-work is recomputed here, independently of the app.
+ */
+
+interface Block {
+    index: number;
+    previous_hash: string;
+    nonce: number;
+    hash: string;
+}
+interface Mined {
+    difficulty: number;
+    total_attempts: number;
+    elapsed_ms: number;
+    blocks: Block[];
+}
+interface Status {
+    status: 'completed' | 'running' | 'failed' | 'not_found';
+    workflow_id: string;
+    result?: Mined;
+    poll_after_seconds?: number;
+    next?: string;
+    progress?: { blocks_done: number; blocks_total: number };
+    reason?: 'error' | 'cancelled' | 'terminated';
+    error?: string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+function leadingZeroBits(digest: Buffer): number {
+    let bits = 0;
+    for (const byte of digest) {
+        if (byte !== 0) return bits + Math.clz32(byte) - 24;
+        bits += 8;
+    }
+    return bits;
+}
+
+/** Checks every block against the hashing rule, from scratch. */
+function verifyChain(result: Mined, difficulty: number, blocks: number): void {
+    assert.equal(result.difficulty, difficulty);
+    assert.equal(result.blocks.length, blocks);
+    let previous = 'GENESIS';
+    let attempts = 0;
+    for (const [i, block] of result.blocks.entries()) {
+        assert.equal(block.index, i);
+        assert.equal(block.previous_hash, previous);
+        const digest = sha256(`${i}:${previous}:${block.nonce}`);
+        assert.equal(block.hash, digest.toString('hex'), `block ${i} hash`);
+        assert.ok(leadingZeroBits(digest) >= difficulty, `block ${i} meets difficulty ${difficulty}`);
+        // The smallest such nonce (checked exhaustively only where that is cheap).
+        if (difficulty <= 12) {
+            for (let n = 0; n < block.nonce; n++) {
+                assert.ok(leadingZeroBits(sha256(`${i}:${previous}:${n}`)) < difficulty, `nonce ${n} < ${block.nonce} would do for block ${i}`);
+            }
+        }
+        attempts += block.nonce + 1;
+        previous = block.hash;
+    }
+    assert.equal(result.total_attempts, attempts);
+    assert.ok(result.elapsed_ms >= 0);
+}
+
+describe('MCP end to end: the SDK client against the app on the local host', () => {
+    let azurite: TestAzurite;
+    let host: SpawnedHost;
+    let mcpUrl: URL;
+    const clients: Client[] = [];
+
+    async function connect(): Promise<Client> {
+        const client = new Client({ name: 'e2e', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(mcpUrl));
+        clients.push(client);
+        return client;
+    }
+
+    async function call(client: Client, name: string, args: Record<string, unknown>, onprogress?: (p: unknown) => void) {
+        const result = (await client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : {})) as CallToolResult;
+        return result;
+    }
+
+    function statusOf(result: CallToolResult): Status {
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        const status = result.structuredContent as unknown as Status;
+        // The same JSON as text, for clients that ignore structured output.
+        const text = result.content.find((c) => c.type === 'text');
+        assert.deepEqual(JSON.parse(text && 'text' in text ? text.text : '{}'), status);
+        return status;
+    }
+
+    async function pollUntilDone(client: Client, id: string, timeoutMs = 120_000): Promise<Status> {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const status = statusOf(await call(client, 'get_mining_result', { workflow_id: id }));
+            if (status.status !== 'running') return status;
+            assert.ok(Date.now() < deadline, `${id} still running`);
+            await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+    }
+
+    before(async () => {
+        azurite = await startTestAzurite();
+        host = await spawnHost({
+            app: repoRoot,
+            storage: 'azure',
+            env: {
+                AzureWebJobsStorage: azurite.connectionString,
+                TASKHUB_NAME: uniqueHubName('mcp'),
+                WAIT_BUDGET_SECONDS: '1',
+            },
+        });
+        mcpUrl = new URL(`${host.url}/api/mcp`);
+    });
+    after(async () => {
+        for (const client of clients) await client.close().catch(() => undefined);
+        await host?.stop();
+        await azurite?.stop();
+    });
+
+    test('tools/list: three tools with input and output schemas, annotations and an imperative description', async () => {
+        const client = await connect();
+        const { tools } = await client.listTools();
+        assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_mining', 'get_mining_result', 'start_mining']);
+        for (const tool of tools) {
+            assert.equal(tool.inputSchema.type, 'object');
+            assert.equal(tool.outputSchema?.type, 'object');
+            assert.ok(tool.annotations, `${tool.name} has annotations`);
+        }
+        const start = tools.find((t) => t.name === 'start_mining');
+        assert.match(start?.description ?? '', /call get_mining_result/i);
+        assert.deepEqual(tools.find((t) => t.name === 'get_mining_result')?.inputSchema.required, ['workflow_id']);
+    });
+
+    test('a low difficulty completes inline, and every block checks out', async () => {
+        const client = await connect();
+        const status = statusOf(await call(client, 'start_mining', { difficulty: 8, blocks: 3 }));
+        assert.equal(status.status, 'completed');
+        assert.ok(status.result);
+        verifyChain(status.result, 8, 3);
+        // The same workflow, asked again, gives the same answer.
+        const again = statusOf(await call(client, 'get_mining_result', { workflow_id: status.workflow_id }));
+        assert.deepEqual(again, status);
+    });
+
+    test('past the wait budget the tool answers running with a workflow id, and polling reaches completed', async () => {
+        const client = await connect();
+        const progress: { progress: number; total?: number }[] = [];
+        const first = statusOf(await call(client, 'start_mining', { difficulty: 23, blocks: 3 }, (p) => progress.push(p as { progress: number; total?: number })));
+        assert.equal(first.status, 'running');
+        assert.match(first.workflow_id, /^[A-Za-z0-9-]{1,100}$/);
+        assert.equal(first.poll_after_seconds, 5);
+        assert.equal(first.next, `Call get_mining_result with workflow_id "${first.workflow_id}" in about 5 seconds.`);
+        assert.equal(first.progress?.blocks_total, 3);
+        assert.ok(progress.length > 0 && progress.every((p) => p.total === 3), 'progress notifications while waiting');
+
+        const done = await pollUntilDone(client, first.workflow_id);
+        assert.equal(done.status, 'completed');
+        assert.ok(done.result);
+        verifyChain(done.result, 23, 3);
+    });
+
+    test('unknown and malformed ids are not_found, without guessing', async () => {
+        const client = await connect();
+        for (const id of ['00000000-0000-4000-8000-000000000000', '../../admin', 'a'.repeat(101), 'has space', '', 'ünï']) {
+            for (const tool of ['get_mining_result', 'cancel_mining']) {
+                const status = statusOf(await call(client, tool, { workflow_id: id }));
+                assert.equal(status.status, 'not_found', `${tool} ${JSON.stringify(id)}`);
+                assert.equal(status.workflow_id, id);
+                assert.equal(status.error, 'No mining workflow has this id.');
+                assert.equal(status.next, 'Do not poll this id again. Call start_mining to start a new workflow.');
+            }
+        }
+    });
+
+    test('a failing activity gives failed with reason error and a message safe to show', async () => {
+        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API.
+        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ difficulty: 300, blocks: 1 }),
+        });
+        assert.equal(res.status, 202);
+        const { id } = (await res.json()) as { id: string };
+        const client = await connect();
+        const status = await pollUntilDone(client, id);
+        assert.equal(status.status, 'failed');
+        assert.equal(status.reason, 'error');
+        assert.ok(status.error && status.error.length > 0 && status.error.length <= 500);
+        assert.doesNotMatch(status.error, /StackTrace|\bat .*\.js:\d+|\{"/, 'no stack or raw details');
+        assert.match(status.next ?? '', /^Do not poll again\./);
+    });
+
+    test('arguments out of bounds are tool errors that name the argument and its bound', async () => {
+        const client = await connect();
+        const tooHard = await call(client, 'start_mining', { difficulty: 999, blocks: 1 });
+        assert.equal(tooHard.isError, true);
+        assert.match(JSON.stringify(tooHard.content), /difficulty.*0.*32/);
+        const tooLong = await call(client, 'start_mining', { difficulty: 1, blocks: 0 });
+        assert.equal(tooLong.isError, true);
+        assert.match(JSON.stringify(tooLong.content), /blocks.*1.*16/);
+    });
+
+    test('HTTP: GET and DELETE get 405 with Allow: POST; protocol mistakes get 4xx, never 500', async () => {
+        for (const method of ['GET', 'DELETE']) {
+            const res = await fetch(mcpUrl, { method });
+            assert.equal(res.status, 405);
+            assert.equal(res.headers.get('allow'), 'POST');
+        }
+        const post = (body: string, headers: Record<string, string>) => fetch(mcpUrl, { method: 'POST', body, headers });
+        const accept = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const badJson = await post('{not json', accept);
+        assert.equal(badJson.status, 400);
+        const wrongAccept = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'content-type': 'application/json', accept: 'text/html' });
+        assert.equal(wrongAccept.status, 406);
+        const wrongType = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'content-type': 'text/plain', accept: accept.accept });
+        assert.equal(wrongType.status, 415);
+        const unknownMethod = await post('{"jsonrpc":"2.0","id":1,"method":"no/such"}', accept);
+        assert.ok(unknownMethod.status < 500);
+        assert.match(await unknownMethod.text(), /-32601/);
+    });
+
+    // Terminating a workflow does not stop an activity already running (as in Azure); this one mines until
+    // the next test kills the host, so it comes last but one.
+    test('cancel_mining ends a long run: failed with reason cancelled, and it stays that way', async () => {
+        const client = await connect();
+        const started = statusOf(await call(client, 'start_mining', { difficulty: 32, blocks: 4 }));
+        assert.equal(started.status, 'running');
+        const cancelled = statusOf(await call(client, 'cancel_mining', { workflow_id: started.workflow_id }));
+        assert.equal(cancelled.status, 'failed');
+        assert.equal(cancelled.reason, 'cancelled');
+        assert.match(cancelled.next ?? '', /^Do not poll again\./);
+        assert.deepEqual(statusOf(await call(client, 'get_mining_result', { workflow_id: started.workflow_id })), cancelled);
+        // Cancelling again keeps the status.
+        assert.deepEqual(statusOf(await call(client, 'cancel_mining', { workflow_id: started.workflow_id })), cancelled);
+    });
+
+    test('a workflow survives a crash of the host: kill it mid-run, restart, and poll to completed', async () => {
+        const client = await connect();
+        const started = statusOf(await call(client, 'start_mining', { difficulty: 22, blocks: 4 }));
+        assert.equal(started.status, 'running');
+        await host.kill();
+        host = await host.restart();
+        const done = await pollUntilDone(await connect(), started.workflow_id);
+        assert.equal(done.status, 'completed');
+        assert.ok(done.result);
+        verifyChain(done.result, 22, 4);
+    });
+});
