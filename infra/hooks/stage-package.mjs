@@ -19,9 +19,10 @@ import { fileURLToPath } from 'node:url';
 export const DEPLOY_DIR = 'dist/deploy';
 
 /**
- * azd environment variable that selects the fallback backend switch: set it to `azureManaged`
- * (`azd env set HOST_JSON_DURABLE_PROVIDER azureManaged`) to write the scheduler provider into the
- * deployed host.json itself, instead of relying only on the app-setting override. See the README.
+ * azd environment variable naming the Durable provider written into the deployed host.json. Unset, it is
+ * the scheduler (`azureManaged`), which this deployment provisions: Flex Consumption's scale controller
+ * reads the deployed host.json, not app-setting overrides, so the file itself must name the scheduler.
+ * `azd env set HOST_JSON_DURABLE_PROVIDER azureStorage` deploys the checked-in file unchanged.
  */
 export const PROVIDER_SWITCH = 'HOST_JSON_DURABLE_PROVIDER';
 
@@ -32,17 +33,17 @@ export const SCHEDULER_PROVIDER = Object.freeze({
 });
 
 /**
- * The host.json to deploy. Unset or `azureStorage` keeps the checked-in file as it is; `azureManaged`
- * replaces extensions.durableTask.storageProvider with SCHEDULER_PROVIDER (Azure Storage tuning such as
- * maxQueuePollingInterval means nothing to the scheduler, so it goes).
+ * The host.json to deploy. Unset or `azureManaged` replaces extensions.durableTask.storageProvider with
+ * SCHEDULER_PROVIDER (Azure Storage tuning such as maxQueuePollingInterval means nothing to the scheduler,
+ * so it goes); `azureStorage` keeps the checked-in file as it is.
  * @param {Record<string, unknown>} hostJson parsed host.json
  * @param {string | undefined} provider value of PROVIDER_SWITCH
  * @returns {Record<string, unknown>}
  */
 export function hostJsonForDeploy(hostJson, provider) {
     const copy = structuredClone(hostJson);
-    const choice = (provider ?? '').trim();
-    if (choice === '' || choice === 'azureStorage') return copy;
+    const choice = (provider ?? '').trim() || SCHEDULER_PROVIDER.type;
+    if (choice === 'azureStorage') return copy;
     if (choice !== SCHEDULER_PROVIDER.type) {
         throw new Error(`${PROVIDER_SWITCH} must be empty, "azureStorage" or "${SCHEDULER_PROVIDER.type}", not ${JSON.stringify(provider)}`);
     }

@@ -99,14 +99,21 @@ describe('.funcignore', () => {
 });
 
 describe('deployed host.json', () => {
-    it('is the checked-in host.json unless the fallback switch is set', async () => {
+    it('names the scheduler by default, and is the checked-in host.json with azureStorage', async () => {
         const hook = await loadHook();
         const hostJson = readJson('host.json');
-        assert.deepEqual(hook.hostJsonForDeploy(hostJson, undefined), hostJson, `${HOOK} changed host.json although ${hook.PROVIDER_SWITCH} is unset`);
-        assert.deepEqual(hook.hostJsonForDeploy(hostJson, ''), hostJson, `${HOOK} changed host.json although ${hook.PROVIDER_SWITCH} is empty`);
+        for (const unset of [undefined, '']) {
+            const deployed = hook.hostJsonForDeploy(hostJson, unset);
+            assert.deepEqual(
+                getPathInsensitive(deployed, ['extensions', 'durableTask', 'storageProvider']),
+                { ...hook.SCHEDULER_PROVIDER },
+                `${HOOK} must deploy the scheduler provider when ${hook.PROVIDER_SWITCH} is ${JSON.stringify(unset)}`
+            );
+        }
+        assert.deepEqual(hook.hostJsonForDeploy(hostJson, 'azureStorage'), hostJson, `${HOOK} changed host.json although ${hook.PROVIDER_SWITCH} is azureStorage`);
     });
 
-    it('names the scheduler exactly as the override app settings do when the fallback is on', async () => {
+    it('names the scheduler exactly as the override app settings do', async () => {
         const hook = await loadHook();
         const deployment = loadDeployment();
         const appFile = moduleFile(deployment, 'app/function-app.bicep');
@@ -128,7 +135,7 @@ describe('deployed host.json', () => {
         assert.throws(() => hook.hostJsonForDeploy(readJson('host.json'), 'dts'), new RegExp(hook.PROVIDER_SWITCH));
     });
 
-    it('has its fallback switch documented in the README', async () => {
+    it('has its switch documented in the README', async () => {
         const { PROVIDER_SWITCH } = await loadHook();
         assert.ok(deploySection().includes(PROVIDER_SWITCH), `README "Deploy to Azure" should explain ${PROVIDER_SWITCH}`);
     });
