@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { LogSink } from '../logger';
 import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
 import type { Invoker } from '../worker/invoke';
@@ -80,9 +80,12 @@ export class StreamProxy {
             headers: forwardedHeaders(req, invocationId, request.url),
             agent: this.#agent,
         });
+        // Headers go out at once, as YARP sends them: the library can pair the request with the invocation
+        // before the body (or the lack of one) is known.
+        proxyReq.flushHeaders();
         const abandon = () => {
             abandoned = true;
-            proxyReq.destroy();
+            destroyOnceSent(proxyReq);
         };
 
         proxyReq.on('response', (proxyRes) => {
@@ -193,6 +196,18 @@ export class StreamProxy {
         answered = true;
         sendText(res, 500, 'The function completed without an HTTP response.');
     }
+}
+
+/**
+ * Cuts the forwarded request, but only once its head has left: a request the library never received would
+ * leave the invocation waiting for it forever, while a cut one ends the app's request body with an error.
+ */
+function destroyOnceSent(proxyReq: ClientRequest): void {
+    const destroyLater = () => setImmediate(() => proxyReq.destroy());
+    const socket = proxyReq.socket;
+    if (socket && !socket.connecting) proxyReq.destroy();
+    else if (socket) socket.once('connect', destroyLater);
+    else proxyReq.once('socket', (assigned) => (assigned.connecting ? assigned.once('connect', destroyLater) : destroyLater()));
 }
 
 /** The path and query exactly as the client sent them; an absolute-form target is reduced to its path. */
