@@ -171,8 +171,9 @@ export class StreamProxy {
             // The library will never answer the forwarded request now: close it and answer ourselves, or cut a
             // response that was already on its way.
             abandon();
-            if (relaying) res.destroy();
-            else if (!answered) {
+            if (relaying) {
+                if (!res.writableEnded) res.destroy();
+            } else if (!answered) {
                 answered = true;
                 sendEmpty(res, 500);
             }
