@@ -69,13 +69,12 @@ export class DurableExtension {
             void engine?.stop();
         });
         await store.open();
-        engine = new Engine({ store, invoker: options.invoker, functions, sink });
 
-        const urls = new WebhookUrls(options.publicBaseUrl, options.hubName, options.functionKey);
-        const api = new ManagementApi(engine, urls);
+        // The loopback endpoint the JavaScript client calls; it must exist before the engine runs any function.
+        let api: ManagementApi | undefined;
         const rpc = createServer((req, res) => {
             const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-            if (!url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
+            if (!api || !url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
             void api.handle(req, res, url.pathname.slice('/durabletask/'.length), url.searchParams);
         });
         await new Promise<void>((resolve, reject) => {
@@ -83,7 +82,16 @@ export class DurableExtension {
             rpc.listen(0, '127.0.0.1', () => resolve());
         });
         const rpcBaseUrl = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/durabletask/`;
+        const urls = new WebhookUrls(options.publicBaseUrl, options.hubName, options.functionKey);
 
+        engine = new Engine({
+            store,
+            invoker: options.invoker,
+            functions,
+            extraInputs: (fn) => clientInputs(fn, urls, rpcBaseUrl),
+            sink,
+        });
+        api = new ManagementApi(engine, urls);
         await engine.start();
         sink({ level: 'information', category: 'host', message: `Durable Functions: task hub ${options.hubName} in ${store.description}` });
         return new DurableExtension({ engine, store, api, urls, rpc, rpcBaseUrl }, options.functionKey);
@@ -109,11 +117,7 @@ export class DurableExtension {
 
     /** Values for a function's durable client bindings, as the extension binds them for JavaScript. */
     inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
-        const parts = this.parts;
-        if (!parts) return [];
-        return extraInputBindings(fn)
-            .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
-            .map((binding) => ({ name: binding.name, data: { string: JSON.stringify(parts.urls.clientBinding(parts.rpcBaseUrl)) } }));
+        return this.parts ? clientInputs(fn, this.parts.urls, this.parts.rpcBaseUrl) : [];
     }
 
     async stop(): Promise<void> {
@@ -125,6 +129,12 @@ export class DurableExtension {
         });
         await this.parts.store.close();
     }
+}
+
+function clientInputs(fn: RegisteredFunction, urls: WebhookUrls, rpcBaseUrl: string): RpcParameterBinding[] {
+    return extraInputBindings(fn)
+        .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
+        .map((binding) => ({ name: binding.name, data: { string: JSON.stringify(urls.clientBinding(rpcBaseUrl)) } }));
 }
 
 function createStore(options: DurableExtensionOptions, onLeaseLost: (reason: string) => void): TaskHubStore {

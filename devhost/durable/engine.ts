@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { LogSink } from '../logger';
-import type { RpcTypedData } from '../worker/coreTypes';
+import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
 import { triggerOf } from '../worker/bindings';
 import type { RegisteredFunction } from '../worker/functionsCore';
 import type { Invoker } from '../worker/invoke';
@@ -83,6 +83,8 @@ export interface EngineOptions {
     store: TaskHubStore;
     invoker: Invoker;
     functions: readonly RegisteredFunction[];
+    /** Values for a function's other input bindings (an activity may take a durable client too). */
+    extraInputs: (fn: RegisteredFunction) => RpcParameterBinding[];
     sink: LogSink;
 }
 
@@ -95,7 +97,7 @@ export interface EngineOptions {
  */
 export class Engine {
     #actors = new Map<string, Actor>();
-    #kinds = new Map<string, { kind: FunctionKind; bindingName: string }>();
+    #kinds = new Map<string, { kind: FunctionKind; bindingName: string; fn: RegisteredFunction }>();
     #activitySlots = new Semaphore(MAX_CONCURRENT_ACTIVITIES);
     #stopped = false;
     #idle = new Set<Promise<void>>();
@@ -106,7 +108,7 @@ export class Engine {
         for (const fn of options.functions) {
             const trigger = triggerOf(fn);
             const kind = trigger && kindOfTrigger(trigger.type);
-            if (trigger && kind) this.#kinds.set(fn.metadata.name, { kind, bindingName: trigger.name });
+            if (trigger && kind) this.#kinds.set(fn.metadata.name, { kind, bindingName: trigger.name, fn });
         }
     }
 
@@ -326,7 +328,7 @@ export class Engine {
         ];
         const outcome = await this.options.invoker.invoke({
             functionId: record.name,
-            inputData: [{ name: this.#bindingName(record.name), data: { string: JSON.stringify(this.#trigger(record, history)) } }],
+            inputData: this.#inputs(record.name, { string: JSON.stringify(this.#trigger(record, history)) }),
             triggerMetadata: {},
         });
         const result = readEpisodeResult(outcome);
@@ -466,7 +468,7 @@ export class Engine {
             if (actor.retired || this.#stopped) return;
             const outcome = await this.options.invoker.invoke({
                 functionId: name,
-                inputData: [{ name: this.#bindingName(name), data: activityInput(input) }],
+                inputData: this.#inputs(name, activityInput(input)),
                 triggerMetadata: { instanceId: { string: actor.record.instanceId } },
             });
             const now = new Date().toISOString();
@@ -637,8 +639,11 @@ export class Engine {
         };
     }
 
-    #bindingName(functionName: string): string {
-        return this.#kinds.get(functionName)?.bindingName ?? 'trigger';
+    /** The trigger's value, then the function's other inputs, as the host binds them. */
+    #inputs(functionName: string, trigger: RpcTypedData): RpcParameterBinding[] {
+        const known = this.#kinds.get(functionName);
+        if (!known) return [{ name: 'trigger', data: trigger }];
+        return [{ name: known.bindingName, data: trigger }, ...this.options.extraInputs(known.fn)];
     }
 
     /** Timestamps within an instance never go backwards, whatever the wall clock does. */

@@ -119,7 +119,7 @@ export class Invoker {
                 category: 'system',
                 functionName: registered.metadata.name,
                 invocationId,
-                message: `Executed 'Functions.${registered.metadata.name}' (Failed): ${error.message ?? ''}`,
+                message: `Exception while executing function: Functions.${registered.metadata.name}. ${error.message ?? ''}`,
             });
             return { ok: false, invocationId, error };
         }

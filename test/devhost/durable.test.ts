@@ -100,6 +100,10 @@ for (const storage of ['azure', 'memory'] as const) {
             assert.deepEqual(status.output, values);
         });
 
+        test('an activity can take a durable client binding too', async () => {
+            assert.equal((await fx.run('AsksItsStatus')).output, 'Running');
+        });
+
         test('a durable timer fires, and the orchestration clock moves with it', async () => {
             const status = await fx.run('Timer', 200);
             assert.equal(status.runtimeStatus, 'Completed');
