@@ -19,6 +19,8 @@ import {
 import { actionList, fromTypedData, readEpisodeResult } from './orchestratorState';
 import { replay, type FunctionKind, type NewWork } from './replay';
 import { Semaphore } from './semaphore';
+import { hasWork, type Actor, type Completion, type TakenMessages } from './actor';
+import { activityInput, messageKey, parseJson, sameParent, schedulingEvent, startMessage } from './messages';
 import {
     ConcurrencyError,
     type InboxMessage,
@@ -52,32 +54,6 @@ export class UnknownFunctionError extends Error {
 }
 
 export type ClientOperationResult = 'accepted' | 'gone' | 'notFound';
-
-/** A result that lives only in memory until the next episode commits it: an activity's, or a timer's. */
-interface Completion {
-    executionId: string;
-    event: HistoryEvent;
-}
-
-/** What an episode takes from the inbox, and the status that results. */
-interface TakenMessages {
-    taken: InboxMessage[];
-    events: HistoryEvent[];
-    status: RuntimeStatus;
-    terminate?: InboxMessage;
-}
-
-/** One loaded instance: its committed state plus what is waiting for its next episode. */
-interface Actor {
-    record: InstanceRecord;
-    history: HistoryEvent[];
-    inbox: InboxMessage[];
-    completions: Completion[];
-    timers: Map<number, NodeJS.Timeout>;
-    busy: boolean;
-    /** Set when the instance was purged or replaced: late work for it is dropped. */
-    retired: boolean;
-}
 
 export interface EngineOptions {
     store: TaskHubStore;
@@ -681,82 +657,6 @@ function kindOfTrigger(type: string): FunctionKind | undefined {
     }
 }
 
-function hasWork(actor: Actor): boolean {
-    if (actor.inbox.length > 0) {
-        if (actor.record.runtimeStatus !== 'Suspended') return true;
-        // A suspended instance only acts on resume and terminate.
-        if (actor.inbox.some((m) => m.event.EventType === EventType.ExecutionResumed || m.event.EventType === EventType.ExecutionTerminated)) {
-            return true;
-        }
-    }
-    return actor.completions.length > 0 && actor.record.runtimeStatus !== 'Suspended';
-}
-
-function startMessage(record: InstanceRecord): InboxMessage {
-    return {
-        key: `start_${record.executionId}`,
-        event: event(EventType.ExecutionStarted, record.lastUpdatedTime, {
-            OrchestrationInstance: { InstanceId: record.instanceId, ExecutionId: record.executionId },
-            Name: record.name,
-            Version: record.version,
-            Input: record.input,
-            ParentInstance: record.parent
-                ? {
-                      Name: record.parent.name,
-                      OrchestrationInstance: { InstanceId: record.parent.instanceId, ExecutionId: record.parent.executionId },
-                      TaskScheduleId: record.parent.taskScheduledId,
-                  }
-                : null,
-            Tags: null,
-        }),
-    };
-}
-
-function schedulingEvent(work: NewWork, now: string): HistoryEvent {
-    switch (work.kind) {
-        case 'activity':
-            return event(EventType.TaskScheduled, now, { EventId: work.id, Name: work.name, Input: toJsonText(work.input) });
-        case 'timer':
-            return event(EventType.TimerCreated, now, { EventId: work.id, FireAt: work.fireAt });
-        case 'subOrchestration':
-            return event(EventType.SubOrchestrationInstanceCreated, now, {
-                EventId: work.id,
-                Name: work.name,
-                InstanceId: work.instanceId,
-                Input: toJsonText(work.input),
-                ...(work.version ? { Version: work.version } : {}),
-            });
-    }
-}
-
-/**
- * The extension binds activity input as a string for out-of-process workers; the library JSON-parses it.
- * (durable-functions pre-encodes string inputs, so the string "123" stays a string.)
- */
-function activityInput(input: unknown): RpcTypedData {
-    if (input === undefined || input === null) return {};
-    return { string: typeof input === 'string' ? input : JSON.stringify(input) };
-}
-
-function sameParent(a: ParentRef | undefined, b: ParentRef): boolean {
-    return a !== undefined && a.instanceId === b.instanceId && a.executionId === b.executionId && a.taskScheduledId === b.taskScheduledId;
-}
-
-function parseJson(text: string | null | undefined): unknown {
-    if (text === null || text === undefined) return undefined;
-    try {
-        return JSON.parse(text) as unknown;
-    } catch {
-        return text;
-    }
-}
-
-let keySequence = 0;
-/** Inbox keys sort in arrival order, so messages are applied in the order they came. */
-function messageKey(): string {
-    keySequence = (keySequence + 1) % 1_000_000;
-    return `${Date.now().toString(36).padStart(9, '0')}_${String(keySequence).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
-}
 
 function describe(err: unknown): string {
     return err instanceof Error ? err.message : String(err);

@@ -1,0 +1,40 @@
+import { EventType, type HistoryEvent, type RuntimeStatus } from './history';
+import type { InboxMessage, InstanceRecord } from './store';
+
+/** A result that lives only in memory until the next episode commits it: an activity's, or a timer's. */
+export interface Completion {
+    executionId: string;
+    event: HistoryEvent;
+}
+
+/** What an episode takes from the inbox, and the status that results. */
+export interface TakenMessages {
+    taken: InboxMessage[];
+    events: HistoryEvent[];
+    status: RuntimeStatus;
+    terminate?: InboxMessage;
+}
+
+/** One loaded instance: its committed state plus what is waiting for its next episode. */
+export interface Actor {
+    record: InstanceRecord;
+    history: HistoryEvent[];
+    inbox: InboxMessage[];
+    completions: Completion[];
+    timers: Map<number, NodeJS.Timeout>;
+    busy: boolean;
+    /** Set when the instance was purged or replaced: late work for it is dropped. */
+    retired: boolean;
+}
+
+/** Whether the instance has anything for an episode to do. */
+export function hasWork(actor: Actor): boolean {
+    if (actor.inbox.length > 0) {
+        if (actor.record.runtimeStatus !== 'Suspended') return true;
+        // A suspended instance only acts on resume and terminate.
+        if (actor.inbox.some((m) => m.event.EventType === EventType.ExecutionResumed || m.event.EventType === EventType.ExecutionTerminated)) {
+            return true;
+        }
+    }
+    return actor.completions.length > 0 && actor.record.runtimeStatus !== 'Suspended';
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { RpcTypedData } from '../worker/coreTypes';
+import { EventType, event, toJsonText, type HistoryEvent } from './history';
+import type { NewWork } from './replay';
+import type { InboxMessage, InstanceRecord, ParentRef } from './store';
+
+/** What the engine writes into histories and inboxes, in the shapes DTFx gives them. */
+
+export function startMessage(record: InstanceRecord): InboxMessage {
+    return {
+        key: `start_${record.executionId}`,
+        event: event(EventType.ExecutionStarted, record.lastUpdatedTime, {
+            OrchestrationInstance: { InstanceId: record.instanceId, ExecutionId: record.executionId },
+            Name: record.name,
+            Version: record.version,
+            Input: record.input,
+            ParentInstance: record.parent
+                ? {
+                      Name: record.parent.name,
+                      OrchestrationInstance: { InstanceId: record.parent.instanceId, ExecutionId: record.parent.executionId },
+                      TaskScheduleId: record.parent.taskScheduledId,
+                  }
+                : null,
+            Tags: null,
+        }),
+    };
+}
+
+export function schedulingEvent(work: NewWork, now: string): HistoryEvent {
+    switch (work.kind) {
+        case 'activity':
+            return event(EventType.TaskScheduled, now, { EventId: work.id, Name: work.name, Input: toJsonText(work.input) });
+        case 'timer':
+            return event(EventType.TimerCreated, now, { EventId: work.id, FireAt: work.fireAt });
+        case 'subOrchestration':
+            return event(EventType.SubOrchestrationInstanceCreated, now, {
+                EventId: work.id,
+                Name: work.name,
+                InstanceId: work.instanceId,
+                Input: toJsonText(work.input),
+                ...(work.version ? { Version: work.version } : {}),
+            });
+    }
+}
+
+/**
+ * The extension binds activity input as a string for out-of-process workers; the library JSON-parses it.
+ * (durable-functions pre-encodes string inputs, so the string "123" stays a string.)
+ */
+export function activityInput(input: unknown): RpcTypedData {
+    if (input === undefined || input === null) return {};
+    return { string: typeof input === 'string' ? input : JSON.stringify(input) };
+}
+
+export function sameParent(a: ParentRef | undefined, b: ParentRef): boolean {
+    return a !== undefined && a.instanceId === b.instanceId && a.executionId === b.executionId && a.taskScheduledId === b.taskScheduledId;
+}
+
+export function parseJson(text: string | null | undefined): unknown {
+    if (text === null || text === undefined) return undefined;
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return text;
+    }
+}
+
+let keySequence = 0;
+/** Inbox keys sort in arrival order, so messages are applied in the order they came. */
+export function messageKey(): string {
+    keySequence = (keySequence + 1) % 1_000_000;
+    return `${Date.now().toString(36).padStart(9, '0')}_${String(keySequence).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
+}
+
