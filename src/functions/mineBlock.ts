@@ -1,6 +1,38 @@
+import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { getConfig } from '../config';
 import { MINE_BLOCK } from '../workflow/contracts';
+import { watchForEnd, type EndWatch } from '../workflow/endWatch';
 import { mineBlockActivity } from '../workflow/mineBlock';
 
-df.app.activity(MINE_BLOCK, { handler: mineBlockActivity(getConfig().maxDifficulty) });
+/** How often a running MineBlock checks whether its orchestration has ended (cancel_mining). */
+const END_WATCH_INTERVAL_MS = 2000;
+
+const mineBlock = mineBlockActivity(getConfig().maxDifficulty);
+
+/** Watches the calling orchestration through the durable client binding, when the host provides one. */
+function watchOrchestration(context: InvocationContext): EndWatch | undefined {
+    const instanceId = context.triggerMetadata?.instanceId;
+    if (typeof instanceId !== 'string') return undefined;
+    let client: df.DurableClient;
+    try {
+        client = df.getClient(context);
+    } catch (error) {
+        // Only an optimisation: without a client the block is still mined, just not stopped early.
+        context.warn('MineBlock: no durable client binding, so a cancelled workflow cannot stop this search early', error);
+        return undefined;
+    }
+    return watchForEnd(async () => (await client.getStatus(instanceId)).runtimeStatus, END_WATCH_INTERVAL_MS);
+}
+
+df.app.activity(MINE_BLOCK, {
+    extraInputs: [df.input.durableClient()],
+    handler: async (input: unknown, context: InvocationContext) => {
+        const watch = watchOrchestration(context);
+        try {
+            return await mineBlock(input, watch?.signal);
+        } finally {
+            watch?.stop();
+        }
+    },
+});

@@ -23,6 +23,13 @@ export interface SearchResult {
     hash: string;
 }
 
+export class SearchAbortedError extends Error {
+    override name = 'SearchAbortedError';
+    constructor() {
+        super('The search was stopped before it found a nonce');
+    }
+}
+
 export interface SearchPoolOptions {
     /** Worker threads; default one per CPU. */
     size?: number;
@@ -106,8 +113,11 @@ export class SearchPool {
         this.maxChunk = Math.max(this.firstChunk, Math.floor(options.maxChunk ?? 1 << 17));
     }
 
-    /** The smallest nonce for the block and its hash. Rejects if a worker fails. */
-    search(request: SearchRequest): Promise<SearchResult> {
+    /**
+     * The smallest nonce for the block and its hash. Rejects if a worker fails, or with
+     * SearchAbortedError once `signal` aborts (chunks already out finish, within tens of ms, unused).
+     */
+    search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
         const { index, previousHash, difficulty } = request;
         if (!Number.isSafeInteger(index) || index < 0) {
             return Promise.reject(new RangeError(`index must be a non-negative integer, got ${index}`));
@@ -116,8 +126,24 @@ export class SearchPool {
             return Promise.reject(new RangeError(`difficulty must be an integer from 0 to ${DIGEST_BITS}, got ${difficulty}`));
         }
         if (this.closed) return Promise.reject(new Error('The search pool is closed'));
+        if (signal?.aborted) return Promise.reject(new SearchAbortedError());
         return new Promise<SearchResult>((resolve, reject) => {
-            this.searches.push(new Search({ index, previousHash, difficulty }, this.firstChunk, this.maxChunk, resolve, reject));
+            const onAbort = () => this.fail(search, new SearchAbortedError());
+            const search = new Search(
+                { index, previousHash, difficulty },
+                this.firstChunk,
+                this.maxChunk,
+                (result) => {
+                    signal?.removeEventListener('abort', onAbort);
+                    resolve(result);
+                },
+                (error) => {
+                    signal?.removeEventListener('abort', onAbort);
+                    reject(error);
+                }
+            );
+            signal?.addEventListener('abort', onAbort, { once: true });
+            this.searches.push(search);
             this.dispatch();
         });
     }
@@ -138,10 +164,13 @@ export class SearchPool {
     /** Hands chunks to idle workers, round-robin over the searches that need more. */
     private dispatch(): void {
         while (!this.closed) {
-            const search = this.nextSearchWithWork();
-            if (search === undefined) return;
+            const next = this.nextSearchWithWork();
+            if (next === undefined) return;
             const pooled = this.idleWorker();
             if (pooled === undefined) return;
+            // Advance the turn only when the search really gets a chunk, or a busy pool starves it.
+            this.roundRobin = next.at + 1;
+            const { search } = next;
             const { start, end } = search.takeChunk();
             const jobId = this.nextJobId++;
             pooled.job = { jobId, start, search };
@@ -152,15 +181,13 @@ export class SearchPool {
         }
     }
 
-    private nextSearchWithWork(): Search | undefined {
+    /** The next search, in turn, that needs a chunk. */
+    private nextSearchWithWork(): { search: Search; at: number } | undefined {
         const count = this.searches.length;
         for (let k = 0; k < count; k++) {
-            const i = (this.roundRobin + k) % count;
-            const search = this.searches[i];
-            if (search?.hasWork()) {
-                this.roundRobin = i + 1;
-                return search;
-            }
+            const at = (this.roundRobin + k) % count;
+            const search = this.searches[at];
+            if (search?.hasWork()) return { search, at };
         }
         return undefined;
     }
@@ -249,7 +276,7 @@ export class SearchPool {
 let sharedPool: SearchPool | undefined;
 
 /** The smallest nonce for the block, searched on the process-wide pool (one thread per CPU). */
-export function searchNonce(request: SearchRequest): Promise<SearchResult> {
+export function searchNonce(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
     sharedPool ??= new SearchPool();
-    return sharedPool.search(request);
+    return sharedPool.search(request, signal);
 }

@@ -16,23 +16,25 @@ export function mineBlockInputSchema(maxDifficulty: number) {
     });
 }
 
-export type Search = (request: SearchRequest) => Promise<SearchResult>;
+export type Search = (request: SearchRequest, signal?: AbortSignal) => Promise<SearchResult>;
 
-/** Throws a clear Error for bad input; the search defaults to the process-wide worker pool. */
+/**
+ * Throws a clear Error for bad input; the search defaults to the process-wide worker pool.
+ * `stop` ends the search early (its workflow has ended, so nobody wants the block).
+ */
 export function mineBlockActivity(maxDifficulty: number, search: Search = searchNonce) {
     const schema = mineBlockInputSchema(maxDifficulty);
-    return async (input: unknown): Promise<Block> => {
+    return async (input: unknown, stop?: AbortSignal): Promise<Block> => {
         const parsed = schema.safeParse(input);
         if (!parsed.success) {
             const problems = parsed.error.issues.map((issue) => describe(issue, maxDifficulty)).join('; ');
             throw new Error(`Invalid MineBlock input: ${problems}`);
         }
         const block: MineBlockInput = parsed.data;
-        const { nonce, hash } = await search({
-            index: block.index,
-            previousHash: block.previous_hash,
-            difficulty: block.difficulty,
-        });
+        const { nonce, hash } = await search(
+            { index: block.index, previousHash: block.previous_hash, difficulty: block.difficulty },
+            stop
+        );
         return { index: block.index, previous_hash: block.previous_hash, nonce, hash };
     };
 }

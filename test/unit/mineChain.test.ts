@@ -109,6 +109,17 @@ describe('MineBlock activity', () => {
         });
     });
 
+    it('passes its stop signal to the search', async () => {
+        const controller = new AbortController();
+        let seen: AbortSignal | undefined;
+        const activity = mineBlockActivity(32, async (r, signal) => {
+            seen = signal;
+            return serialSearch(r);
+        });
+        await activity({ index: 0, previous_hash: GENESIS, difficulty: 1 }, controller.signal);
+        assert.equal(seen, controller.signal);
+    });
+
     it('names the field and its bound for bad input', async () => {
         const activity = mineBlockActivity(24, serialSearch);
         const cases: Array<[unknown, RegExp]> = [

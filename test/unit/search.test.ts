@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
 import { findNonceSerial, scanRange } from '../../src/mining/scan';
-import { SearchPool } from '../../src/mining/search';
+import { SearchAbortedError, SearchPool } from '../../src/mining/search';
 
 /** The smallest nonce by brute force with the plain rule. */
 function bruteForce(index: number, prev: string, difficulty: number): number {
@@ -127,6 +127,19 @@ describe('SearchPool (parallel search)', () => {
         const search = pool({ size: 1, workerFile: flaky });
         await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 5 }), /flaky/);
         assert.equal((await search.search({ index: 0, previousHash: GENESIS, difficulty: 8 })).nonce, 339);
+    });
+
+    it('stops a search when its signal aborts, and keeps serving others', async () => {
+        const search = pool({ size: 2 });
+        const controller = new AbortController();
+        // 200 bits would take longer than the universe has left: only the abort can end it.
+        const hopeless = search.search({ index: 0, previousHash: GENESIS, difficulty: 200 }, controller.signal);
+        const easy = search.search({ index: 1, previousHash: GENESIS, difficulty: 12 });
+        assert.equal((await easy).nonce, findNonceSerial(1, GENESIS, 12));
+        controller.abort();
+        await assert.rejects(hopeless, SearchAbortedError);
+        assert.equal((await search.search({ index: 0, previousHash: GENESIS, difficulty: 8 })).nonce, 339);
+        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 8 }, controller.signal), SearchAbortedError);
     });
 
     it('never keeps a process alive once its searches are done', () => {

@@ -1,0 +1,47 @@
+import { isTerminal } from './status';
+
+/**
+ * Durable Functions cannot cancel a running activity: terminating an orchestration (cancel_mining)
+ * leaves its MineBlock search burning every CPU until the block is found, minutes at high
+ * difficulty. So the activity watches its own orchestration and gives up once that has ended.
+ */
+
+export interface EndWatch {
+    /** Aborts once the orchestration is seen in a terminal state. */
+    readonly signal: AbortSignal;
+    stop(): void;
+}
+
+/**
+ * Reads the orchestration's runtime status every `intervalMs` until stopped. `read` may reject or
+ * answer undefined (unknown instance): the watch simply keeps going, because stopping real work on
+ * a guess would be worse than a little wasted CPU.
+ */
+export function watchForEnd(read: () => Promise<string | undefined>, intervalMs: number): EndWatch {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const tick = async () => {
+        try {
+            const runtimeStatus = await read();
+            if (runtimeStatus !== undefined && isTerminal(runtimeStatus)) controller.abort();
+        } catch {
+            // Keep watching: see above.
+        }
+        schedule();
+    };
+    const schedule = () => {
+        if (stopped || controller.signal.aborted) return;
+        timer = setTimeout(() => void tick(), intervalMs);
+        // The watch must never be what keeps a process alive.
+        timer.unref();
+    };
+    schedule();
+    return {
+        signal: controller.signal,
+        stop() {
+            stopped = true;
+            clearTimeout(timer);
+        },
+    };
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { watchForEnd } from '../../src/workflow/endWatch';
+
+/** The watch's timers are unref'd on purpose, so a test must keep the process alive while it waits. */
+async function whileAlive<T>(waiting: Promise<T>): Promise<T> {
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+        return await waiting;
+    } finally {
+        clearInterval(keepAlive);
+    }
+}
+
+describe('watchForEnd', () => {
+    it('aborts once the orchestration is terminal, reading through errors and unknowns', async () => {
+        const answers: Array<string | undefined | Error> = ['Pending', new Error('backend hiccup'), undefined, 'Running', 'Terminated'];
+        let reads = 0;
+        const watch = watchForEnd(async () => {
+            const answer = answers[reads++];
+            if (answer instanceof Error) throw answer;
+            return answer;
+        }, 1);
+        await whileAlive(once(watch.signal, 'abort'));
+        assert.equal(reads, 5);
+        watch.stop();
+    });
+
+    for (const terminal of ['Completed', 'Failed', 'Canceled']) {
+        it(`treats ${terminal} as ended`, async () => {
+            const watch = watchForEnd(async () => terminal, 1);
+            await whileAlive(once(watch.signal, 'abort'));
+            watch.stop();
+        });
+    }
+
+    it('reads no more once stopped', async () => {
+        let reads = 0;
+        const watch = watchForEnd(async () => {
+            reads++;
+            return 'Running';
+        }, 1);
+        while (reads < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+        watch.stop();
+        const seen = reads;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.ok(reads <= seen + 1, 'at most the read already in flight');
+        assert.equal(watch.signal.aborted, false);
+    });
+});
