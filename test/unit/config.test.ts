@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -88,6 +88,12 @@ describe('configuration', () => {
         assert.equal(readFunctionTimeoutSeconds(dir, {}), 300);
         assert.equal(readFunctionTimeoutSeconds(dir, { AzureFunctionsJobHost__functionTimeout: '00:01:00' }), 60);
         assert.equal(readFunctionTimeoutSeconds(join(dir, 'missing'), {}), undefined);
+    });
+
+    it('local.settings.json runs the tuned default difficulty', () => {
+        const appRoot = join(__dirname, '..', '..', '..');
+        const local = JSON.parse(readFileSync(join(appRoot, 'local.settings.json'), 'utf8')) as { Values: Record<string, string> };
+        assert.equal(parseConfig(local.Values).defaultDifficulty, parseConfig(BASE).defaultDifficulty);
     });
 
     it('the shipped host.json leaves room for the default budget', () => {
