@@ -6,7 +6,7 @@
  *
  *   npm run build && node dist/bench/orchestration.js [--runs 200] [--activities 10]
  */
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fixtureApp, spawnHost, type SpawnedHost } from '../test/support/spawnHost';
 import { startTestAzurite, uniqueHubName } from '../test/support/testAzurite';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     const runs = Number(values.runs ?? 200);
     const activities = Number(values.activities ?? 10);
 
+    const loadBefore = loadavg()[0] ?? 0;
     const azurite = await startTestAzurite();
     const app = fixtureApp('durable-app');
     const quiet = ['--log-level', 'warning'];
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
         }
         const lines = [
             `Orchestration of ${activities} chained no-op activities, ${runs} runs per store (after ${WARMUP} warm-up runs), alternating`,
-            `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}`,
+            `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ` +
+                `load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after`,
             '',
             '| store | p50 | p90 | p99 | per activity (p50) |',
             '|---|---|---|---|---|',
