@@ -8,13 +8,19 @@ import type { ScanAnswer, ScanJob } from './searchWorker';
  * The parallel proof-of-work search. Worker threads scan consecutive nonce ranges ("chunks"),
  * handed out in increasing order. A hit in chunk k is only accepted once every chunk below k has
  * answered, and the smallest hit wins, so the result is the smallest nonce, exactly what a serial
- * search returns, however the threads are scheduled.
+ * search returns, however the threads are scheduled. A search may be limited to a nonce range.
  */
 
 export interface SearchRequest {
     index: number;
     previousHash: string;
     difficulty: number;
+}
+
+/** A search of the nonces in [start, end) only. */
+export interface RangeRequest extends SearchRequest {
+    start: number;
+    end: number;
 }
 
 export interface SearchResult {
@@ -42,7 +48,7 @@ export interface SearchPoolOptions {
 }
 
 class Search {
-    nextStart = 0;
+    nextStart: number;
     best: number | undefined;
     /** Start nonces of the chunks handed out and not yet answered. */
     readonly pending = new Set<number>();
@@ -50,20 +56,24 @@ class Search {
 
     constructor(
         readonly request: SearchRequest,
+        start: number,
+        private readonly end: number,
         private chunk: number,
         private readonly maxChunk: number,
-        readonly resolve: (result: SearchResult) => void,
+        readonly resolve: (result: SearchResult | undefined) => void,
         readonly reject: (error: Error) => void
-    ) {}
+    ) {
+        this.nextStart = start;
+    }
 
     /** More chunks are needed only while nothing has been found: every chunk below a hit is already out. */
     hasWork(): boolean {
-        return !this.settled && this.best === undefined && this.nextStart < Number.MAX_SAFE_INTEGER;
+        return !this.settled && this.best === undefined && this.nextStart < this.end;
     }
 
     takeChunk(): { start: number; end: number } {
         const start = this.nextStart;
-        const end = Math.min(start + this.chunk, Number.MAX_SAFE_INTEGER);
+        const end = Math.min(start + this.chunk, this.end);
         this.nextStart = end;
         this.chunk = Math.min(this.chunk * 2, this.maxChunk);
         this.pending.add(start);
@@ -85,7 +95,7 @@ class Search {
     }
 
     exhausted(): boolean {
-        return this.best === undefined && this.pending.size === 0 && this.nextStart >= Number.MAX_SAFE_INTEGER;
+        return this.best === undefined && this.pending.size === 0 && this.nextStart >= this.end;
     }
 }
 
@@ -117,20 +127,37 @@ export class SearchPool {
      * The smallest nonce for the block and its hash. Rejects if a worker fails, or with
      * SearchAbortedError once `signal` aborts (chunks already out finish, within tens of ms, unused).
      */
-    search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
-        const { index, previousHash, difficulty } = request;
+    async search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
+        const found = await this.searchRange({ ...request, start: 0, end: Number.MAX_SAFE_INTEGER }, signal);
+        if (found === undefined) throw new RangeError('No nonce below Number.MAX_SAFE_INTEGER meets the difficulty');
+        return found;
+    }
+
+    /**
+     * The smallest nonce in [start, end) for the block and its hash, or undefined if the range has
+     * none. Rejects as search() does.
+     */
+    searchRange(request: RangeRequest, signal?: AbortSignal): Promise<SearchResult | undefined> {
+        const { index, previousHash, difficulty, start, end } = request;
         if (!Number.isSafeInteger(index) || index < 0) {
             return Promise.reject(new RangeError(`index must be a non-negative integer, got ${index}`));
         }
         if (!Number.isInteger(difficulty) || difficulty < 0 || difficulty > DIGEST_BITS) {
             return Promise.reject(new RangeError(`difficulty must be an integer from 0 to ${DIGEST_BITS}, got ${difficulty}`));
         }
+        if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+            return Promise.reject(new RangeError(`the range must be safe integers with 0 <= start <= end, got [${start}, ${end})`));
+        }
         if (this.closed) return Promise.reject(new Error('The search pool is closed'));
         if (signal?.aborted) return Promise.reject(new SearchAbortedError());
-        return new Promise<SearchResult>((resolve, reject) => {
+        // An empty range would hand out no chunk, so no answer would ever settle it.
+        if (start === end) return Promise.resolve(undefined);
+        return new Promise<SearchResult | undefined>((resolve, reject) => {
             const onAbort = () => this.fail(search, new SearchAbortedError());
             const search = new Search(
                 { index, previousHash, difficulty },
+                start,
+                end,
                 this.firstChunk,
                 this.maxChunk,
                 (result) => {
@@ -228,7 +255,7 @@ export class SearchPool {
         if (!search.settled) {
             search.record(job.start, answer.nonce);
             if (search.isComplete()) this.finish(search);
-            else if (search.exhausted()) this.fail(search, new RangeError('No nonce below Number.MAX_SAFE_INTEGER meets the difficulty'));
+            else if (search.exhausted()) this.finishEmpty(search);
         }
         this.dispatch();
     }
@@ -260,6 +287,12 @@ export class SearchPool {
         search.resolve({ nonce, hash: digest.toString('hex') });
     }
 
+    /** Every chunk of the range answered without a hit. */
+    private finishEmpty(search: Search): void {
+        this.settle(search);
+        search.resolve(undefined);
+    }
+
     private fail(search: Search, error: Error): void {
         if (search.settled) return;
         this.settle(search);
@@ -279,4 +312,10 @@ let sharedPool: SearchPool | undefined;
 export function searchNonce(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
     sharedPool ??= new SearchPool();
     return sharedPool.search(request, signal);
+}
+
+/** The smallest nonce in the range, or undefined, searched on the process-wide pool. */
+export function searchNonceRange(request: RangeRequest, signal?: AbortSignal): Promise<SearchResult | undefined> {
+    sharedPool ??= new SearchPool();
+    return sharedPool.searchRange(request, signal);
 }

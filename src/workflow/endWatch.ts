@@ -2,8 +2,9 @@ import { isTerminal } from './status';
 
 /**
  * Durable Functions cannot cancel a running activity: terminating an orchestration (cancel_mining)
- * leaves its MineBlock search burning every CPU until the block is found, minutes at high
- * difficulty. So the activity watches its own orchestration and gives up once that has ended.
+ * schedules no further MineBlock range, but leaves the running one burning every CPU until its
+ * range is done, up to a minute on a slow instance and longer on a shared one. So the activity
+ * watches its own orchestration and gives up once that has ended.
  */
 
 export interface EndWatch {

@@ -1,11 +1,22 @@
 import { z } from 'zod';
-import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
+import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
 import { GENESIS } from '../mining/hashRule';
-import { MINE_BLOCK, blockSchema, type Block, type MineBlockInput, type MiningResult, type Progress } from './contracts';
+import {
+    MINE_BLOCK,
+    NONCE_RANGE_SIZE,
+    mineBlockOutputSchema,
+    type Block,
+    type MineBlockInput,
+    type MiningResult,
+    type Progress,
+} from './contracts';
 
 /**
- * The MineChain orchestration: function chaining, one MineBlock activity per block, each fed the
- * hash of the block before. Replay-safe: no clock but the orchestration's own, no I/O, no randomness.
+ * The MineChain orchestration: function chaining, each block fed the hash of the block before. A
+ * block is mined by MineBlock calls over consecutive nonce ranges from 0, each a bounded piece of
+ * work, until one finds a nonce. Ranges are asked for in order and each answers with its smallest
+ * hit, so the first hit is the block's smallest nonce. Replay-safe: no clock but the orchestration's
+ * own, no I/O, no randomness; the ranges follow from the inputs and the answers alone.
  */
 
 /**
@@ -20,7 +31,9 @@ function inputSchema(maxBlocks: number) {
     });
 }
 
-export function mineChainOrchestrator(maxBlocks: number): OrchestrationHandler {
+/** `rangeSize` is the nonces per MineBlock call: NONCE_RANGE_SIZE, smaller in tests. */
+export function mineChainOrchestrator(maxBlocks: number, rangeSize: number = NONCE_RANGE_SIZE): OrchestrationHandler {
+    if (!Number.isSafeInteger(rangeSize) || rangeSize < 1) throw new RangeError(`rangeSize must be a positive integer, got ${rangeSize}`);
     const schema = inputSchema(maxBlocks);
     return function* (context: OrchestrationContext) {
         const parsed = schema.safeParse(context.df.getInput());
@@ -37,10 +50,7 @@ export function mineChainOrchestrator(maxBlocks: number): OrchestrationHandler {
         const blocks: Block[] = [];
         let previousHash = GENESIS;
         for (let index = 0; index < blocksTotal; index++) {
-            const input: MineBlockInput = { index, previous_hash: previousHash, difficulty };
-            const answer = blockSchema.safeParse(yield context.df.callActivity(MINE_BLOCK, input));
-            if (!answer.success) throw new Error(`MineBlock returned an unreadable block ${index}`);
-            const block = answer.data;
+            const block: Block = yield* mineBlock(context, { index, previous_hash: previousHash, difficulty }, rangeSize);
             blocks.push(block);
             previousHash = block.hash;
             context.df.setCustomStatus(progress(index + 1));
@@ -55,4 +65,30 @@ export function mineChainOrchestrator(maxBlocks: number): OrchestrationHandler {
         };
         return result;
     };
+}
+
+type BlockTask = Pick<MineBlockInput, 'index' | 'previous_hash' | 'difficulty'>;
+
+/** One block: MineBlock over [0, n), [n, 2n), … until a range holds a nonce. */
+function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: number): Generator<Task, Block, unknown> {
+    const { index, previous_hash } = task;
+    for (let start = 0; start < Number.MAX_SAFE_INTEGER; ) {
+        const end = Math.min(start + rangeSize, Number.MAX_SAFE_INTEGER);
+        const input: MineBlockInput = { ...task, start, end };
+        const answer = mineBlockOutputSchema.safeParse(yield context.df.callActivity(MINE_BLOCK, input));
+        if (!answer.success) throw new Error(`MineBlock returned an unreadable block ${index}`);
+        const found = answer.data;
+        // An answer for another block or range would break the smallest-nonce guarantee: refuse it.
+        if (found.found) {
+            const { block } = found;
+            if (block.index === index && block.previous_hash === previous_hash && block.nonce >= start && block.nonce < end) {
+                return block;
+            }
+        } else if (found.start === start && found.end === end) {
+            start = end;
+            continue;
+        }
+        throw new Error(`MineBlock answered for another block or range than block ${index}, nonces [${start}, ${end})`);
+    }
+    throw new Error(`No nonce below ${Number.MAX_SAFE_INTEGER} meets the difficulty for block ${index}`);
 }

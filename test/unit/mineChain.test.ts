@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
 import { GENESIS, blockHash, meetsDifficulty, blockDigest } from '../../src/mining/hashRule';
-import { findNonceSerial } from '../../src/mining/scan';
-import { MINE_BLOCK, type Block } from '../../src/workflow/contracts';
-import { mineBlockActivity } from '../../src/workflow/mineBlock';
+import { findNonceSerial, scanRange } from '../../src/mining/scan';
+import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/workflow/contracts';
+import { mineBlockActivity, type RangeSearch } from '../../src/workflow/mineBlock';
 import { mineChainOrchestrator } from '../../src/workflow/mineChain';
 
 interface ScheduledCall {
@@ -25,30 +25,60 @@ function fakeContext(input: unknown) {
     return { context: { df } as unknown as OrchestrationContext, df, customStatuses };
 }
 
-const serialSearch = async (r: { index: number; previousHash: string; difficulty: number }) => {
-    const nonce = findNonceSerial(r.index, r.previousHash, r.difficulty);
-    return { nonce, hash: blockHash(r.index, r.previousHash, nonce) };
+/** The search over one range on this thread, with the plain rule's hash. */
+const serialRangeSearch: RangeSearch = async (r) => {
+    const nonce = scanRange(r.index, r.previousHash, r.difficulty, r.start, r.end);
+    return nonce === undefined ? undefined : { nonce, hash: blockHash(r.index, r.previousHash, nonce) };
 };
 
 /** Runs the generator to the end the way the Durable replay does, answering each activity call. */
-async function run(input: unknown, answer: (call: ScheduledCall) => Promise<unknown>) {
+async function run(input: unknown, answer: (call: ScheduledCall) => Promise<unknown>, rangeSize?: number) {
     const { context, df, customStatuses } = fakeContext(input);
     const calls: ScheduledCall[] = [];
-    const generator = mineChainOrchestrator(16)(context);
+    const answers: unknown[] = [];
+    const generator = mineChainOrchestrator(16, rangeSize)(context);
     let step = generator.next();
     while (!step.done) {
         const call = step.value as unknown as ScheduledCall;
         calls.push(call);
         const result = await answer(call);
+        answers.push(result);
         df.currentUtcDateTime = new Date(df.currentUtcDateTime.getTime() + 250);
         step = generator.next(result);
     }
-    return { output: step.value, calls, customStatuses };
+    return { output: step.value, calls, answers, customStatuses };
+}
+
+type Mined = { difficulty: number; total_attempts: number; elapsed_ms: number; blocks: Block[] };
+
+/** The chain as the serial search mines it. */
+function serialChain(difficulty: number, blocks: number): Block[] {
+    const chain: Block[] = [];
+    let previous = GENESIS;
+    for (let index = 0; index < blocks; index++) {
+        const nonce = findNonceSerial(index, previous, difficulty);
+        const hash = blockHash(index, previous, nonce);
+        chain.push({ index, previous_hash: previous, nonce, hash });
+        previous = hash;
+    }
+    return chain;
+}
+
+/** The calls MineChain must make for `chain`: consecutive ranges from 0 up to the one with the nonce. */
+function expectedCalls(chain: Block[], difficulty: number, rangeSize: number): ScheduledCall[] {
+    return chain.flatMap((block) => {
+        const calls: ScheduledCall[] = [];
+        for (let start = 0; start <= block.nonce; start += rangeSize) {
+            const input: MineBlockInput = { index: block.index, previous_hash: block.previous_hash, difficulty, start, end: start + rangeSize };
+            calls.push({ name: MINE_BLOCK, input });
+        }
+        return calls;
+    });
 }
 
 describe('MineChain orchestration', () => {
     it('chains MineBlock calls, publishes progress before and after each block, and sums the work', async () => {
-        const activity = mineBlockActivity(32, serialSearch);
+        const activity = mineBlockActivity(32, serialRangeSearch);
         const { output, calls, customStatuses } = await run({ difficulty: 8, blocks: 3 }, (call) => activity(call.input));
 
         assert.deepEqual(customStatuses, [
@@ -57,11 +87,15 @@ describe('MineChain orchestration', () => {
             { blocks_done: 2, blocks_total: 3 },
             { blocks_done: 3, blocks_total: 3 },
         ]);
+        // At difficulty 8 every nonce lies in the first production range: one call per block.
         assert.equal(calls.length, 3);
-        const result = output as { difficulty: number; total_attempts: number; elapsed_ms: number; blocks: Block[] };
+        const result = output as Mined;
         let previous = GENESIS;
         result.blocks.forEach((block, i) => {
-            assert.deepEqual(calls[i], { name: MINE_BLOCK, input: { index: i, previous_hash: previous, difficulty: 8 } });
+            assert.deepEqual(calls[i], {
+                name: MINE_BLOCK,
+                input: { index: i, previous_hash: previous, difficulty: 8, start: 0, end: NONCE_RANGE_SIZE },
+            });
             assert.equal(block.index, i);
             assert.equal(block.previous_hash, previous);
             assert.equal(block.nonce, findNonceSerial(i, previous, 8));
@@ -75,8 +109,68 @@ describe('MineChain orchestration', () => {
         assert.equal(result.elapsed_ms, 750);
     });
 
+    it('mines a block over consecutive ranges from 0, with the serial search result and progress per block', async () => {
+        for (const [difficulty, rangeSize] of [[6, 1], [8, 7], [9, 64], [10, 200], [11, 333]] as const) {
+            const activity = mineBlockActivity(32, serialRangeSearch, rangeSize);
+            const { output, calls, customStatuses } = await run({ difficulty, blocks: 3 }, (call) => activity(call.input), rangeSize);
+            const chain = serialChain(difficulty, 3);
+            const label = `d=${difficulty} range=${rangeSize}`;
+            const result = output as Mined;
+            assert.deepEqual(result.blocks, chain, label);
+            assert.deepEqual(calls, expectedCalls(chain, difficulty, rangeSize), label);
+            assert.ok(calls.length > 3, `${label}: some block spans several ranges`);
+            assert.equal(result.total_attempts, chain.reduce((sum, b) => sum + b.nonce + 1, 0), label);
+            assert.equal(result.elapsed_ms, 250 * calls.length, label);
+            // Progress stays per block, as DESIGN's custom status says: nothing is published per range.
+            assert.deepEqual(customStatuses, [0, 1, 2, 3].map((done) => ({ blocks_done: done, blocks_total: 3 })), label);
+        }
+    });
+
+    it('finds a nonce that is exactly the first or exactly the last of a range', async () => {
+        const nonce = findNonceSerial(0, GENESIS, 8);
+        assert.equal(nonce, 339);
+        // 339 = 3 × 113 starts the fourth range of 113; 340 = 4 × 85, so 339 ends the fourth range of 85.
+        for (const [rangeSize, ranges] of [[113, [[0, 113], [113, 226], [226, 339], [339, 452]]], [85, [[0, 85], [85, 170], [170, 255], [255, 340]]]] as const) {
+            const activity = mineBlockActivity(32, serialRangeSearch, rangeSize);
+            const { output, calls } = await run({ difficulty: 8, blocks: 1 }, (call) => activity(call.input), rangeSize);
+            assert.deepEqual(
+                calls.map((call) => [(call.input as MineBlockInput).start, (call.input as MineBlockInput).end]),
+                ranges,
+                `range=${rangeSize}`
+            );
+            assert.equal((output as Mined).blocks[0]?.nonce, nonce, `range=${rangeSize}`);
+        }
+    });
+
+    it('is deterministic: a replay fed the recorded answers schedules the same calls and returns the same result', async () => {
+        const activity = mineBlockActivity(32, serialRangeSearch, 50);
+        const first = await run({ difficulty: 9, blocks: 2 }, (call) => activity(call.input), 50);
+        let at = 0;
+        const replay = await run({ difficulty: 9, blocks: 2 }, async () => first.answers[at++], 50);
+        assert.deepEqual(replay.calls, first.calls);
+        assert.deepEqual(replay.output, first.output);
+        assert.deepEqual(replay.customStatuses, first.customStatuses);
+    });
+
+    it('refuses an answer for another range or block instead of skipping nonces', async () => {
+        const found = (block: Partial<Block>) => ({ found: true, block: { index: 0, previous_hash: GENESIS, nonce: 5, hash: 'a'.repeat(64), ...block } });
+        const wrongAnswers: Array<(input: MineBlockInput) => unknown> = [
+            (input) => ({ found: false, start: input.start, end: input.end - 1 }),
+            (input) => ({ found: false, start: input.start + 1, end: input.end }),
+            (input) => found({ nonce: input.end }),
+            () => found({ index: 1 }),
+            () => found({ previous_hash: 'x' }),
+        ];
+        for (const wrong of wrongAnswers) {
+            await assert.rejects(
+                run({ difficulty: 4, blocks: 1 }, async (call) => wrong(call.input as MineBlockInput), 64),
+                /MineBlock answered for another block or range than block 0, nonces \[0, 64\)/
+            );
+        }
+    });
+
     it('passes an out-of-range difficulty to MineBlock, whose error fails the workflow', async () => {
-        const activity = mineBlockActivity(32, serialSearch);
+        const activity = mineBlockActivity(32, serialRangeSearch);
         await assert.rejects(
             run({ difficulty: 99, blocks: 2 }, (call) => activity(call.input)),
             /Invalid MineBlock input: difficulty must be an integer from 0 to 32/
@@ -95,43 +189,102 @@ describe('MineChain orchestration', () => {
 
     it('fails clearly if an activity answers something that is not a block', async () => {
         await assert.rejects(run({ difficulty: 1, blocks: 1 }, async () => ({ nonce: 'x' })), /unreadable block 0/);
+        // The old, unbounded answer (a bare block) is not a range answer either.
+        const bare = { index: 0, previous_hash: GENESIS, nonce: 0, hash: 'a'.repeat(64) };
+        await assert.rejects(run({ difficulty: 1, blocks: 1 }, async () => bare), /unreadable block 0/);
+    });
+
+    it('needs a positive whole range size', () => {
+        for (const size of [0, -1, 1.5, Number.NaN]) assert.throws(() => mineChainOrchestrator(16, size), RangeError, String(size));
     });
 });
 
 describe('MineBlock activity', () => {
+    const input = (start: number, end: number, difficulty = 8) => ({ index: 0, previous_hash: GENESIS, difficulty, start, end });
+
     it('returns the block with the smallest nonce', async () => {
-        const block = await mineBlockActivity(32, serialSearch)({ index: 0, previous_hash: GENESIS, difficulty: 8 });
-        assert.deepEqual(block, {
-            index: 0,
-            previous_hash: GENESIS,
-            nonce: 339,
-            hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95',
+        const answer = await mineBlockActivity(32, serialRangeSearch)(input(0, NONCE_RANGE_SIZE));
+        assert.deepEqual(answer, {
+            found: true,
+            block: {
+                index: 0,
+                previous_hash: GENESIS,
+                nonce: 339,
+                hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95',
+            },
         });
     });
 
-    it('passes its stop signal to the search', async () => {
+    it('searches only its range: a nonce at the range start or end, and none in it', async () => {
+        const activity = mineBlockActivity(32, serialRangeSearch, 100);
+        const nonceOf = async (start: number, end: number) => {
+            const answer = await activity(input(start, end));
+            return answer.found ? answer.block.nonce : answer;
+        };
+        assert.equal(await nonceOf(339, 439), 339, 'first nonce of the range');
+        assert.equal(await nonceOf(240, 340), 339, 'last nonce of the range');
+        assert.equal(await nonceOf(339, 340), 339, 'a range of one');
+        assert.deepEqual(await nonceOf(239, 339), { found: false, start: 239, end: 339 }, 'the range just below');
+        // Above 339: the smallest nonce in the range, not the block's.
+        const next = scanRange(0, GENESIS, 8, 340, 100_000);
+        assert.ok(next !== undefined && next > 339);
+        assert.equal(await nonceOf(Math.max(340, next - 99), next + 1), next, 'the next hit, last of its range');
+    });
+
+    it('over consecutive ranges from 0, finds what the serial search finds', async () => {
+        const activity = mineBlockActivity(32, serialRangeSearch, 37);
+        for (let difficulty = 0; difficulty <= 11; difficulty++) {
+            let block: Block | undefined;
+            for (let start = 0; block === undefined; start += 37) {
+                const answer = await activity(input(start, start + 37, difficulty));
+                if (answer.found) block = answer.block;
+            }
+            const nonce = findNonceSerial(0, GENESIS, difficulty);
+            assert.deepEqual(block, { index: 0, previous_hash: GENESIS, nonce, hash: blockHash(0, GENESIS, nonce) }, `d=${difficulty}`);
+        }
+    });
+
+    it('passes its range and stop signal to the search', async () => {
         const controller = new AbortController();
-        let seen: AbortSignal | undefined;
+        let seen: { request: unknown; signal: AbortSignal | undefined } | undefined;
         const activity = mineBlockActivity(32, async (r, signal) => {
-            seen = signal;
-            return serialSearch(r);
+            seen = { request: r, signal };
+            return serialRangeSearch(r);
         });
-        await activity({ index: 0, previous_hash: GENESIS, difficulty: 1 }, controller.signal);
-        assert.equal(seen, controller.signal);
+        await activity(input(10, 20, 1), controller.signal);
+        assert.deepEqual(seen?.request, { index: 0, previousHash: GENESIS, difficulty: 1, start: 10, end: 20 });
+        assert.equal(seen?.signal, controller.signal);
     });
 
     it('names the field and its bound for bad input', async () => {
-        const activity = mineBlockActivity(24, serialSearch);
+        const activity = mineBlockActivity(24, serialRangeSearch, 100);
+        const block = { index: 0, previous_hash: GENESIS, difficulty: 1, start: 0, end: 100 };
         const cases: Array<[unknown, RegExp]> = [
-            [{ index: 0, previous_hash: GENESIS, difficulty: 25 }, /difficulty must be an integer from 0 to 24/],
-            [{ index: 0, previous_hash: GENESIS, difficulty: -1 }, /difficulty must be an integer from 0 to 24/],
-            [{ index: 0, previous_hash: GENESIS, difficulty: 1.5 }, /difficulty must be an integer from 0 to 24/],
-            [{ index: -1, previous_hash: GENESIS, difficulty: 1 }, /index must be a non-negative integer/],
-            [{ index: 0, previous_hash: '', difficulty: 1 }, /previous_hash must be a string/],
+            [{ ...block, difficulty: 25 }, /difficulty must be an integer from 0 to 24/],
+            [{ ...block, difficulty: -1 }, /difficulty must be an integer from 0 to 24/],
+            [{ ...block, difficulty: 1.5 }, /difficulty must be an integer from 0 to 24/],
+            [{ ...block, index: -1 }, /index must be a non-negative integer/],
+            [{ ...block, previous_hash: '' }, /previous_hash must be a string/],
+            // Only the bad field is named, once.
+            [{ ...block, start: -1 }, /^Error: Invalid MineBlock input: start must be a non-negative integer$/],
+            [{ ...block, start: 0.5 }, /start must be a non-negative integer/],
+            [{ ...block, start: undefined }, /start must be a non-negative integer/],
+            [{ ...block, end: undefined }, /end must be an integer above start, at most start \+ 100/],
+            [{ ...block, start: 5, end: 5 }, /end must be an integer above start, at most start \+ 100/],
+            [{ ...block, start: 5, end: 4 }, /end must be an integer above start/],
+            [{ ...block, start: 5, end: 106 }, /end must be an integer above start, at most start \+ 100/],
+            [{ ...block, start: 5, end: 2 ** 53 }, /^Error: Invalid MineBlock input: end must be an integer above start, at most start \+ 100$/],
             [null, /Invalid MineBlock input/],
         ];
-        for (const [input, message] of cases) {
-            await assert.rejects(activity(input), message, JSON.stringify(input));
+        for (const [bad, message] of cases) {
+            await assert.rejects(activity(bad), message, JSON.stringify(bad));
         }
+        // The bound itself is fine.
+        assert.deepEqual(await activity({ ...block, difficulty: 24, start: 5, end: 105 }), { found: false, start: 5, end: 105 });
+    });
+
+    it('refuses, by default, a range longer than NONCE_RANGE_SIZE', async () => {
+        const activity = mineBlockActivity(32, async () => assert.fail('no search expected'));
+        await assert.rejects(activity(input(0, NONCE_RANGE_SIZE + 1)), new RegExp(`at most start \\+ ${NONCE_RANGE_SIZE}`));
     });
 });

@@ -89,6 +89,47 @@ describe('SearchPool (parallel search)', () => {
         });
     });
 
+    it('searches only the range asked: hits at its first and last nonce, none below, empty ranges', async () => {
+        const search = pool({ size: 3, firstChunk: 4, maxChunk: 16 });
+        const at = (start: number, end: number) => search.searchRange({ index: 0, previousHash: GENESIS, difficulty: 8, start, end });
+        const hit = { nonce: 339, hash: blockHash(0, GENESIS, 339) };
+        assert.deepEqual(await at(339, 340), hit);
+        assert.deepEqual(await at(339, 1000), hit);
+        assert.deepEqual(await at(200, 340), hit);
+        assert.equal(await at(0, 339), undefined);
+        assert.equal(await at(5, 5), undefined);
+        const next = scanRange(0, GENESIS, 8, 340, 100_000);
+        assert.ok(next !== undefined);
+        assert.equal((await at(340, next + 1))?.nonce, next);
+        // Many chunks per range, over many ranges: the same as the kernel on one thread.
+        for (const [start, end] of [[0, 97], [97, 1000], [1000, 5003], [123_456, 130_000]] as const) {
+            for (const difficulty of [6, 9, 12]) {
+                const found = await search.searchRange({ index: 3, previousHash: GENESIS, difficulty, start, end });
+                assert.equal(found?.nonce, scanRange(3, GENESIS, difficulty, start, end), `[${start}, ${end}) d=${difficulty}`);
+            }
+        }
+    });
+
+    it('over consecutive ranges from 0, returns what the serial search returns', async () => {
+        const search = pool({ size: 2, firstChunk: 8, maxChunk: 32 });
+        for (let difficulty = 0; difficulty <= 12; difficulty++) {
+            let found;
+            for (let start = 0; found === undefined; start += 100) {
+                found = await search.searchRange({ index: 1, previousHash: GENESIS, difficulty, start, end: start + 100 });
+            }
+            const nonce = findNonceSerial(1, GENESIS, difficulty);
+            assert.deepEqual(found, { nonce, hash: blockHash(1, GENESIS, nonce) }, `d=${difficulty}`);
+        }
+    });
+
+    it('rejects bad ranges', async () => {
+        const search = pool({ size: 1 });
+        const request = { index: 0, previousHash: GENESIS, difficulty: 1 };
+        for (const [start, end] of [[-1, 5], [5, 4], [0, 2 ** 53], [0.5, 3]] as const) {
+            await assert.rejects(search.searchRange({ ...request, start, end }), RangeError, `[${start}, ${end})`);
+        }
+    });
+
     it('rejects bad requests instead of searching forever', async () => {
         const search = pool({ size: 1 });
         await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 257 }), RangeError);
