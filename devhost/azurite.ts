@@ -62,7 +62,13 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
         );
     }
 
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Its own process group: Ctrl-C in a terminal signals the whole foreground group, and Azurite must
+    // outlive the host's shutdown (which still writes to it), then stop when the host stops it.
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    // ...but never outlive this process, whatever way it ends.
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.removeListener('exit', killOnExit));
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
         stderr = (stderr + chunk.toString()).slice(-4000);

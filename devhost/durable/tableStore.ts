@@ -74,7 +74,10 @@ export class TableStore implements TaskHubStore {
     async close(): Promise<void> {
         clearInterval(this.#renewTimer);
         if (this.#leaseEtag) {
-            await this.#table.deleteEntity(LEASE_PARTITION, 'lease', { etag: this.#leaseEtag }).catch(() => undefined);
+            // Best effort and brief: a lease left behind frees itself once this process is gone.
+            await this.#table
+                .deleteEntity(LEASE_PARTITION, 'lease', { etag: this.#leaseEtag, abortSignal: AbortSignal.timeout(1000) })
+                .catch(() => undefined);
             this.#leaseEtag = undefined;
         }
     }
