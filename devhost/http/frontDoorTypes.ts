@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FunctionRoute } from './routeTable';
+import type { RouteValues } from './routeTemplate';
 import type { LogSink } from '../logger';
 import type { RegisteredFunction } from '../worker/functionsCore';
 import type { RpcParameterBinding } from '../worker/coreTypes';
@@ -27,3 +29,16 @@ export interface FrontDoorOptions {
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** One request matched to an HTTP function, as the two invocation modes (RPC and stream) receive it. */
+export interface RoutedRequest {
+    req: IncomingMessage;
+    res: ServerResponse;
+    /** The public URL of the request (Host header). */
+    url: URL;
+    route: FunctionRoute;
+    params: RouteValues;
+    invocationId: string;
+    extraInputs: RpcParameterBinding[];
+    maxRequestBodyBytes: number;
+}

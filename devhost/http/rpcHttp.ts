@@ -1,29 +1,21 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LogSink } from '../logger';
-import type { RpcHttpData, RpcInvocationResponse, RpcParameterBinding } from '../worker/coreTypes';
+import type { RpcHttpData, RpcInvocationResponse } from '../worker/coreTypes';
 import type { RegisteredFunction } from '../worker/functionsCore';
 import type { Invoker } from '../worker/invoke';
 import { sendBodyTooLarge, sendEmpty, sendText } from './hostResponses';
 import { InvocationLog } from './invocationLog';
 import { BodyTooLargeError, ClientGoneError, methodHasBody, readRequestBody } from './requestBody';
-import type { FunctionRoute } from './routeTable';
 import type { RouteValues } from './routeTemplate';
 import { toSetCookie } from './setCookie';
+import type { RoutedRequest } from './frontDoorTypes';
 
 /**
  * Non-stream mode: the whole request travels to the function inside the invocation (an RpcHttp trigger value)
  * and the whole response comes back in it, as with a host that has no HttpUri from the worker.
  */
-export interface RpcHttpRequest {
-    req: IncomingMessage;
-    res: ServerResponse;
-    url: URL;
-    route: FunctionRoute;
-    params: RouteValues;
-    invocationId: string;
+export interface RpcHttpRequest extends RoutedRequest {
     invoker: Invoker;
-    extraInputs: RpcParameterBinding[];
-    maxRequestBodyBytes: number;
     sink: LogSink;
 }
 

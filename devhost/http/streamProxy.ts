@@ -1,13 +1,13 @@
-import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import type { LogSink } from '../logger';
-import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
+import type { RpcTypedData } from '../worker/coreTypes';
 import type { Invoker } from '../worker/invoke';
 import { sendBodyTooLarge, sendEmpty, sendText } from './hostResponses';
 import { InvocationLog } from './invocationLog';
 import { ByteBudget, methodHasBody } from './requestBody';
-import type { FunctionRoute } from './routeTable';
 import type { RouteValues } from './routeTemplate';
 import { flattenHeaders, flattenQuery } from './rpcHttp';
+import type { RoutedRequest } from './frontDoorTypes';
 
 /**
  * Stream mode (`app.setup({ enableHttpStream: true })`): like the host's DefaultHttpProxyService, the request is
@@ -35,17 +35,8 @@ const HOP_BY_HOP = new Set([
  */
 const NO_RESPONSE_GRACE_MS = 2000;
 
-export interface StreamedRequest {
-    req: IncomingMessage;
-    res: ServerResponse;
-    /** The public URL of the request (Host header), for x-forwarded-host/-proto. */
-    url: URL;
-    route: FunctionRoute;
-    params: RouteValues;
-    invocationId: string;
-    extraInputs: RpcParameterBinding[];
-    maxRequestBodyBytes: number;
-}
+/** The request's public URL (Host header) gives x-forwarded-host/-proto. */
+export type StreamedRequest = RoutedRequest;
 
 export class StreamProxy {
     readonly #target: URL;
