@@ -23,6 +23,7 @@ import { hasWork, type Actor, type Completion, type TakenMessages } from './acto
 import { activityInput, messageKey, parseJson, sameParent, schedulingEvent, startMessage } from './messages';
 import {
     ConcurrencyError,
+    StorageRejectedError,
     type InboxMessage,
     type InstancePage,
     type InstanceQuery,
@@ -94,11 +95,7 @@ export class Engine {
 
     async start(): Promise<void> {
         const active = await this.options.store.activeInstances();
-        for (const record of active) {
-            const actor = await this.#load(record);
-            this.#resumeOutstandingWork(actor);
-            this.#kick(actor);
-        }
+        for (const record of active) await this.#recover(record);
         if (active.length > 0) {
             this.#log('information', `Resumed ${active.length} unfinished orchestration(s) from ${this.options.store.description}`);
         }
@@ -194,16 +191,22 @@ export class Engine {
         if (TERMINAL_STATUSES.has(record.runtimeStatus)) return 'gone';
         const message = { key: messageKey(), event: make(new Date().toISOString()) };
         await this.options.store.addMessage(instanceId, message);
-        const actor = this.#actors.get(instanceId) ?? (await this.#load(record));
-        actor.inbox.push(message);
-        this.#kick(actor);
+        this.#accept(this.#actors.get(instanceId) ?? (await this.#load(record)), message);
         return 'accepted';
+    }
+
+    /** Adds a stored message to a loaded instance (a fresh load may already hold it) and runs it. */
+    #accept(actor: Actor, message: InboxMessage): void {
+        if (!actor.inbox.some((m) => m.key === message.key)) actor.inbox.push(message);
+        this.#kick(actor);
     }
 
     #kick(actor: Actor): void {
         if (actor.busy || actor.retired || this.#stopped || !hasWork(actor)) return;
         actor.busy = true;
-        const run = this.#drain(actor).finally(() => {
+        const run = this.#drain(actor)
+            .catch((err: unknown) => this.#log('error', `Instance ${actor.record.instanceId} stopped: ${describe(err)}`))
+            .finally(() => {
             actor.busy = false;
             this.#idle.delete(run);
             if (TERMINAL_STATUSES.has(actor.record.runtimeStatus) && actor.inbox.length === 0) {
@@ -221,15 +224,48 @@ export class Engine {
                 await this.#episode(actor);
             } catch (err) {
                 if (err instanceof ConcurrencyError) {
-                    // Someone else changed the instance (a purge, a restart): start again from what is stored.
-                    const fresh = await this.options.store.getInstance(actor.record.instanceId);
+                    // The stored instance is not what this actor holds (a purge, a restart, or a commit that was
+                    // applied although its answer was lost): start again from what is stored.
                     this.#retire(actor);
-                    if (fresh && !TERMINAL_STATUSES.has(fresh.runtimeStatus)) this.#kick(await this.#load(fresh));
+                    await this.#reload(actor.record.instanceId);
+                    return;
+                }
+                if (err instanceof StorageRejectedError) {
+                    await this.#failForStorage(actor, err);
                     return;
                 }
                 this.#log('error', `Episode for ${actor.record.instanceId} failed; retrying: ${describe(err)}`, actor.record.name);
                 await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_STORAGE_ERROR_MS));
             }
+        }
+    }
+
+    /** Loads an instance and redoes what its history left open, as after a crash. */
+    async #recover(record: InstanceRecord): Promise<void> {
+        const actor = await this.#load(record);
+        this.#resumeOutstandingWork(actor);
+        this.#kick(actor);
+    }
+
+    async #reload(instanceId: string): Promise<void> {
+        try {
+            const fresh = await this.options.store.getInstance(instanceId);
+            if (fresh && !TERMINAL_STATUSES.has(fresh.runtimeStatus)) await this.#recover(fresh);
+        } catch (err) {
+            this.#log('error', `Reloading ${instanceId} failed; retrying: ${describe(err)}`);
+            setTimeout(() => void this.#reload(instanceId), RETRY_AFTER_STORAGE_ERROR_MS).unref();
+        }
+    }
+
+    /** The store refused the episode's data for good (too large, say): the orchestration fails, as in the extension. */
+    async #failForStorage(actor: Actor, err: StorageRejectedError): Promise<void> {
+        this.#log('error', `Instance ${actor.record.instanceId} cannot be stored: ${err.message}`, actor.record.name);
+        actor.completions = [];
+        try {
+            await this.#finish(actor, this.#clock(actor), [], 'Failed', `Orchestrator function '${actor.record.name}' failed: ${err.message}`, [], null);
+        } catch (second) {
+            this.#log('error', `Giving up on instance ${actor.record.instanceId}: ${describe(second)}`, actor.record.name);
+            this.#retire(actor);
         }
     }
 
@@ -297,11 +333,8 @@ export class Engine {
             return;
         }
 
-        const history = [
-            ...actor.history.map((e) => ({ ...e, IsPlayed: true })),
-            event(EventType.OrchestratorStarted, now),
-            ...newEvents,
-        ];
+        // Committed events are stored as played; this episode's are not, which is how the SDK knows it replays.
+        const history = [...actor.history, event(EventType.OrchestratorStarted, now), ...newEvents];
         const outcome = await this.options.invoker.invoke({
             functionId: record.name,
             inputData: this.#inputs(record.name, { string: JSON.stringify(this.#trigger(record, history)) }),
@@ -406,16 +439,17 @@ export class Engine {
     /** Commits an episode and updates the actor; false when the actor was retired meanwhile. */
     async #commit(actor: Actor, record: InstanceRecord, newEvents: HistoryEvent[], taken: readonly InboxMessage[]): Promise<boolean> {
         const next = { ...record, historyChunks: record.historyChunks + (newEvents.length > 0 ? 1 : 0) };
+        const played = newEvents.map((e) => ({ ...e, IsPlayed: true }));
         const committed = await this.options.store.commitEpisode({
             record: next,
-            newEvents,
+            newEvents: played,
             consumed: taken.map((m) => m.key),
             added: [],
             newExecution: false,
         });
         if (actor.retired) return false;
         actor.record = committed;
-        actor.history.push(...newEvents.map((e) => ({ ...e, IsPlayed: true })));
+        actor.history.push(...played);
         actor.inbox = actor.inbox.filter((m) => !taken.includes(m));
         return true;
     }
@@ -529,9 +563,7 @@ export class Engine {
         const record = await this.getInstance(parent.instanceId);
         if (!record || record.executionId !== parent.executionId || TERMINAL_STATUSES.has(record.runtimeStatus)) return;
         await this.options.store.addMessage(parent.instanceId, message);
-        const actor = this.#actors.get(parent.instanceId) ?? (await this.#load(record));
-        if (!actor.inbox.some((m) => m.key === message.key)) actor.inbox.push(message);
-        this.#kick(actor);
+        this.#accept(this.#actors.get(parent.instanceId) ?? (await this.#load(record)), message);
     }
 
     /** After a restart: whatever the history scheduled and never saw finish is started again. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TERMINAL_STATUSES, type RuntimeStatus } from './history';
 import { OrchestrationExistsError, UnknownFunctionError, type ClientOperationResult, type Engine } from './engine';
 import { statusPayload } from './statusPayload';
-import type { InstanceQuery, InstanceRecord } from './store';
+import { StorageRejectedError, type InstanceQuery, type InstanceRecord } from './store';
 import type { WebhookUrls } from './webhookUrls';
 
 /** The management API accepts small JSON bodies only (inputs and event payloads). */
@@ -51,7 +51,12 @@ export class ManagementApi {
     }
 
     async #route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-        const segments = path.split('/').map((s) => decodeURIComponent(s));
+        let segments: string[];
+        try {
+            segments = path.split('/').map((s) => decodeURIComponent(s));
+        } catch {
+            throw new HttpError(400, 'The path is not valid percent-encoding.');
+        }
         const method = req.method ?? 'GET';
         const [controller, a, b, c] = segments;
 
@@ -111,6 +116,7 @@ export class ManagementApi {
                 return sendJson(res, 400, { Message: 'One or more of the arguments submitted is incorrect', ExceptionMessage: err.message });
             }
             if (err instanceof OrchestrationExistsError) throw new HttpError(409, err.message);
+            if (err instanceof StorageRejectedError) throw new HttpError(400, `The orchestration cannot be stored: ${err.message}`);
             throw err;
         }
         const timeout = Number(query.get('timeout'));

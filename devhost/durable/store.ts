@@ -70,6 +70,11 @@ export class ConcurrencyError extends Error {
     override name = 'ConcurrencyError';
 }
 
+/** The store refused the data itself (too large, invalid): trying again cannot succeed. */
+export class StorageRejectedError extends Error {
+    override name = 'StorageRejectedError';
+}
+
 export class LeaseError extends Error {
     override name = 'LeaseError';
 }
@@ -101,7 +106,7 @@ export interface TaskHubStore {
     /** Applies an episode atomically; fails with ConcurrencyError if the row changed since it was read. */
     commitEpisode(commit: EpisodeCommit): Promise<InstanceRecord>;
     queryInstances(query: InstanceQuery): Promise<InstancePage>;
-    /** Instances that still have work: not finished, or with messages waiting. */
+    /** Instances that are not finished. */
     activeInstances(): Promise<InstanceRecord[]>;
     /** Deletes everything about the instance; false if there was nothing. */
     purgeInstance(instanceId: string): Promise<boolean>;

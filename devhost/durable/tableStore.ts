@@ -5,6 +5,7 @@ import { matchesQuery, pageOf } from './queryInstances';
 import {
     ConcurrencyError,
     LeaseError,
+    StorageRejectedError,
     type EpisodeCommit,
     type InboxMessage,
     type InstancePage,
@@ -29,7 +30,7 @@ const LEASE_SECONDS = 15;
 const RENEW_EVERY_MS = 5_000;
 /** Azure Tables caps a string property at 64 KiB (32K UTF-16 characters); longer text is split. */
 const CHUNK_CHARS = 30_000;
-/** ... and an entity at 1 MiB. */
+/** ... and an entity at 1 MiB: strings are UTF-16, so about 500K characters, less room for the rest. */
 const MAX_ENTITY_CHARS = 450_000;
 /** An entity-group transaction holds at most 100 operations. */
 const MAX_BATCH = 100;
@@ -147,7 +148,7 @@ export class TableStore implements TaskHubStore {
         if (commit.newEvents.length > 0) {
             // historyChunks already counts this episode's chunk.
             const rowKey = `h_${record.executionId}_${String(record.historyChunks - 1).padStart(6, '0')}`;
-            actions.push(['create', { partitionKey: pk, rowKey, ...writeText('Events', JSON.stringify(commit.newEvents)) }]);
+            actions.push(['create', withinSizeLimit({ partitionKey: pk, rowKey, ...writeText('Events', JSON.stringify(commit.newEvents)) })]);
         }
         for (const key of commit.consumed) actions.push(['delete', { partitionKey: pk, rowKey: `m_${key}` }]);
         for (const message of commit.added) actions.push(['upsert', messageEntity(pk, message)]);
@@ -201,6 +202,8 @@ export class TableStore implements TaskHubStore {
         } catch (err) {
             const status = statusOf(err);
             if (status === 412 || status === 409) throw new ConcurrencyError(`The instance changed concurrently: ${describe(err)}`);
+            // The service refused the data itself; sending it again cannot help.
+            if (status === 400 || status === 413) throw new StorageRejectedError(describe(err));
             throw err;
         }
     }
@@ -318,6 +321,19 @@ function instanceEntity(record: InstanceRecord): Entity {
         ...writeText('CustomStatus', record.customStatus),
         ...(record.parent ? { Parent: JSON.stringify(record.parent) } : {}),
     };
+    return withinSizeLimit(entity);
+}
+
+/** Refuses an entity Azure Tables would refuse, with a message that says why. */
+function withinSizeLimit(entity: Entity): Entity {
+    let chars = 0;
+    for (const value of Object.values(entity)) if (typeof value === 'string') chars += value.length;
+    if (chars > MAX_ENTITY_CHARS) {
+        throw new StorageRejectedError(
+            `its state (${chars} characters of input, output, custom status or history in one record) is too large ` +
+                'for Azure Table storage; Durable Functions limits payloads too, so pass large data by reference'
+        );
+    }
     return entity;
 }
 
@@ -341,18 +357,12 @@ function recordFrom(entity: StoredEntity): InstanceRecord {
 }
 
 function messageEntity(pk: string, message: InboxMessage): Entity {
-    return { partitionKey: pk, rowKey: `m_${message.key}`, ...writeText('Event', JSON.stringify(message.event)) };
+    return withinSizeLimit({ partitionKey: pk, rowKey: `m_${message.key}`, ...writeText('Event', JSON.stringify(message.event)) });
 }
 
 /** Text as one property, or split over `<name>_0..n` with `<name>_parts` when it is too long for one. */
 function writeText(name: string, text: string | null): Record<string, unknown> {
     if (text === null) return {};
-    if (text.length > MAX_ENTITY_CHARS) {
-        throw new Error(
-            `A payload of ${text.length} characters is too large for the local host's table storage ` +
-                `(Durable Functions limits payloads too; pass large data by reference).`
-        );
-    }
     if (text.length <= CHUNK_CHARS) return { [name]: text };
     const parts: Record<string, unknown> = {};
     let count = 0;

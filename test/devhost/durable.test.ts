@@ -181,6 +181,14 @@ for (const storage of ['azure', 'memory'] as const) {
             assert.match(JSON.stringify(read.json), /entities are not supported by the local host/);
         });
 
+        if (storage === 'azure') {
+            test('state too large for table storage fails the orchestration with a clear error, once', async () => {
+                const status = await fx.run('TooLarge', 600_000);
+                assert.equal(status.runtimeStatus, 'Failed');
+                assert.match(String(status.output), /^Orchestrator function 'TooLarge' failed: .*too large for Azure Table storage/);
+            });
+        }
+
         test('terminate ends a running instance with the reason as its output', async () => {
             const id = await fx.start('Forever');
             await fx.until(id, ['Running']);

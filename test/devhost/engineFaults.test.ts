@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Engine } from '../../devhost/durable/engine';
+import { MemoryStore } from '../../devhost/durable/memoryStore';
+import type { EpisodeCommit, InstanceRecord } from '../../devhost/durable/store';
+import type { LogRecord } from '../../devhost/logger';
+import { FunctionsCore, type RegisteredFunction } from '../../devhost/worker/functionsCore';
+import { installFunctionsCore } from '../../devhost/worker/installCore';
+import { Invoker } from '../../devhost/worker/invoke';
+import { loadApp } from '../../devhost/worker/loadApp';
+import { fixtureApp } from '../support/spawnHost';
+
+/**
+ * The engine against a store that fails in the ways a real one can: a commit that was applied although
+ * its answer was lost. The fixture app runs in this test process (one app per process, as in the host).
+ */
+
+/** Applies the chosen commits, then throws as if the answer never arrived. */
+class LostAnswerStore extends MemoryStore {
+    commits = 0;
+    constructor(private readonly lose: ReadonlySet<number>) {
+        super();
+    }
+    override async commitEpisode(commit: EpisodeCommit): Promise<InstanceRecord> {
+        const committed = await super.commitEpisode(commit);
+        if (this.lose.has(++this.commits)) throw new Error('socket hang up (the commit was applied)');
+        return committed;
+    }
+}
+
+describe('the Durable engine when a commit is applied but its answer is lost', () => {
+    const logs: LogRecord[] = [];
+    let invoker: Invoker;
+    let functions: RegisteredFunction[];
+
+    before(async () => {
+        const sink = (record: LogRecord) => void logs.push(record);
+        const core = new FunctionsCore(sink);
+        installFunctionsCore(core.moduleApi());
+        await loadApp(fixtureApp('durable-app'), core, sink);
+        functions = [...core.functions.values()];
+        invoker = new Invoker(core, sink);
+    });
+
+    const engines: Engine[] = [];
+    after(async () => {
+        for (const engine of engines) await engine.stop();
+    });
+
+    async function run(store: MemoryStore, name: string, input: unknown): Promise<InstanceRecord> {
+        const engine = new Engine({ store, invoker, functions, extraInputs: () => [], sink: (r) => void logs.push(r) });
+        engines.push(engine);
+        await engine.start();
+        const { instanceId } = await engine.startNew(name, undefined, input);
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+            const record = await engine.getInstance(instanceId);
+            if (record && ['Completed', 'Failed', 'Terminated'].includes(record.runtimeStatus)) return record;
+            assert.ok(Date.now() < deadline, `still ${record?.runtimeStatus}`);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+    }
+
+    test('the instance is reloaded from the store and finishes, with nothing lost or done twice', async () => {
+        // Commit 2 is the episode that records the first activity's result and schedules the second.
+        const store = new LostAnswerStore(new Set([2]));
+        const record = await run(store, 'Chain', ['a', 'b', 'c']);
+        assert.ok(logs.some((r) => /failed; retrying: socket hang up/.test(r.message)), 'the fault was hit');
+        assert.equal(record.runtimeStatus, 'Completed');
+        assert.deepEqual(JSON.parse(record.output ?? 'null'), ['Hello a!', 'Hello b!', 'Hello c!']);
+    });
+
+    test('the same holds when the final commit loses its answer', async () => {
+        const record = await run(new LostAnswerStore(new Set([4])), 'Chain', ['x', 'y']);
+        assert.equal(record.runtimeStatus, 'Completed');
+        assert.deepEqual(JSON.parse(record.output ?? 'null'), ['Hello x!', 'Hello y!']);
+    });
+});
