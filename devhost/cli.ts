@@ -79,7 +79,16 @@ async function main(): Promise<void> {
         });
     }
 
-    let host: DevHost;
+    let host: DevHost | undefined;
+    let stopping = false;
+    const stop = async (why: string, code: number) => {
+        if (stopping) return;
+        stopping = true;
+        sink({ level: code === 0 ? 'information' : 'critical', category: 'host', message: `${why}: stopping` });
+        await host?.close();
+        await azurite?.stop();
+        process.exit(code);
+    };
     try {
         host = await startDevHost({
             appRoot,
@@ -89,6 +98,7 @@ async function main(): Promise<void> {
             ...(values['function-key'] ? { functionKey: values['function-key'] } : {}),
             ...(maxRequestBodyBytes !== undefined ? { maxRequestBodyBytes } : {}),
             sink,
+            onFatal: (reason) => void stop(reason, 1),
         });
     } catch (err) {
         await azurite?.stop();
@@ -96,17 +106,7 @@ async function main(): Promise<void> {
     }
     printBanner(host, Boolean(values['function-key']));
 
-    let stopping = false;
-    const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        sink({ level: 'information', category: 'host', message: `${signal}: stopping` });
-        await host.close();
-        await azurite?.stop();
-        process.exit(0);
-    };
-    process.on('SIGINT', () => void stop('SIGINT'));
-    process.on('SIGTERM', () => void stop('SIGTERM'));
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
 }
 
 function printBanner(host: DevHost, keysOn: boolean): void {

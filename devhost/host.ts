@@ -24,6 +24,11 @@ export interface DevHostOptions {
     storage: StorageChoice;
     maxRequestBodyBytes?: number;
     sink?: LogSink;
+    /**
+     * Called when the host can no longer do its job (another host took its task hub): a host that still
+     * accepted work it cannot run would leave workflows pending forever. The CLI stops and exits.
+     */
+    onFatal?: (reason: string) => void;
 }
 
 export interface DevHost {
@@ -78,16 +83,27 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
             message: `host.json asks for the '${settings.durableProviderType}' Durable storage provider; this host keeps Durable state in Azure Storage (or memory).`,
         });
     }
-    const durable = await DurableExtension.start({
-        functions,
-        invoker,
-        hubName: settings.hubName,
-        connectionName: settings.durableConnectionName,
-        storage: options.storage,
-        publicBaseUrl: url,
-        ...(options.functionKey ? { functionKey: options.functionKey } : {}),
-        sink,
-    });
+    let durable: DurableExtension;
+    try {
+        durable = await DurableExtension.start({
+            functions,
+            invoker,
+            hubName: settings.hubName,
+            connectionName: settings.durableConnectionName,
+            storage: options.storage,
+            publicBaseUrl: url,
+            ...(options.functionKey ? { functionKey: options.functionKey } : {}),
+            onFatal: (reason) => {
+                // Refuse new requests at once; whoever owns the process decides what happens next.
+                listener = (_req, res) => void res.writeHead(503, { 'retry-after': '5' }).end(`Durable Functions stopped: ${reason}.`);
+                options.onFatal?.(reason);
+            },
+            sink,
+        });
+    } catch (err) {
+        server.close();
+        throw err;
+    }
 
     const extraRoutes: ExtraRoute[] = [
         ...durable.routes(),
@@ -119,14 +135,15 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
     };
 }
 
+/** Stops taking requests, lets those in flight finish (briefly), then stops Durable Functions and the app. */
 async function closeAll(server: Server, durable: DurableExtension, core: FunctionsCore, sink: LogSink): Promise<void> {
-    await durable.stop();
     await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
         // Streams still open (an SSE response, say) must not hold the shutdown forever.
         setTimeout(() => server.closeAllConnections(), 2000).unref();
     });
+    await durable.stop();
     for (const hook of core.hooks('appTerminate')) {
         try {
             await hook({ hookData: core.appLevelHookData, appHookData: core.appHookData });

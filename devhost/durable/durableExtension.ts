@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExtraRoute } from '../http/frontDoorTypes';
+import { isAuthorized, presentedKey } from '../http/functionKeys';
 import type { LogSink } from '../logger';
 import { extraInputBindings, triggerOf } from '../worker/bindings';
 import type { RpcParameterBinding } from '../worker/coreTypes';
@@ -25,6 +26,8 @@ export interface DurableExtensionOptions {
     /** The host's public origin, for the webhook URLs handed to clients. */
     publicBaseUrl: string;
     functionKey?: string;
+    /** Called when Durable Functions can no longer run here (another host took the task hub). */
+    onFatal: (reason: string) => void;
     sink: LogSink;
 }
 
@@ -66,7 +69,7 @@ export class DurableExtension {
         let engine: Engine | undefined;
         const store = createStore(options, (reason) => {
             sink({ level: 'critical', category: 'host', message: `Stopping Durable Functions: ${reason}.` });
-            void engine?.stop();
+            void engine?.stop().then(() => options.onFatal(reason));
         });
         await store.open();
 
@@ -104,8 +107,8 @@ export class DurableExtension {
         return [
             async (req, res, url) => {
                 if (!url.pathname.startsWith(WEBHOOK_PATH + '/')) return false;
-                const key = url.searchParams.get('code') ?? req.headers['x-functions-key'];
-                if (this.functionKey && key !== this.functionKey) {
+                // Azure guards these with a system key; here the host's one key stands for it.
+                if (!isAuthorized('system', this.functionKey, presentedKey(req.headers, url.searchParams))) {
                     res.writeHead(401, { 'content-length': '0' }).end();
                     return true;
                 }
@@ -131,10 +134,19 @@ export class DurableExtension {
     }
 }
 
+/** The client binding is the same for every invocation of a function: built once, on first use. */
+const clientInputsCache = new WeakMap<RegisteredFunction, RpcParameterBinding[]>();
+
 function clientInputs(fn: RegisteredFunction, urls: WebhookUrls, rpcBaseUrl: string): RpcParameterBinding[] {
-    return extraInputBindings(fn)
-        .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
-        .map((binding) => ({ name: binding.name, data: { string: JSON.stringify(urls.clientBinding(rpcBaseUrl)) } }));
+    let inputs = clientInputsCache.get(fn);
+    if (!inputs) {
+        const value = JSON.stringify(urls.clientBinding(rpcBaseUrl));
+        inputs = extraInputBindings(fn)
+            .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
+            .map((binding) => ({ name: binding.name, data: { string: value } }));
+        clientInputsCache.set(fn, inputs);
+    }
+    return inputs;
 }
 
 function createStore(options: DurableExtensionOptions, onLeaseLost: (reason: string) => void): TaskHubStore {
