@@ -65,7 +65,8 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     // Its own process group: Ctrl-C in a terminal signals the whole foreground group, and Azurite must
     // outlive the host's shutdown (which still writes to it), then stop when the host stops it.
     const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    // ...but never outlive this process, whatever way it ends.
+    // ...and stop with this process when it exits (a process killed by SIGKILL cannot do that: the next
+    // start then finds this Azurite listening and reuses it).
     const killOnExit = () => child.kill('SIGKILL');
     process.once('exit', killOnExit);
     child.once('exit', () => process.removeListener('exit', killOnExit));

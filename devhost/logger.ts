@@ -16,7 +16,7 @@ export type LogSink = (record: LogRecord) => void;
 const ORDER: Record<LogLevel, number> = { trace: 0, debug: 1, information: 2, warning: 3, error: 4, critical: 5 };
 
 export function isLogLevel(value: string): value is LogLevel {
-    return value in ORDER;
+    return Object.hasOwn(ORDER, value);
 }
 
 /**

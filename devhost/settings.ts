@@ -7,8 +7,6 @@ export interface HostSettings {
     routePrefix: string;
     /** `extensions.durableTask.hubName` with %SETTING% references resolved; "TestHubName" when absent. */
     hubName: string;
-    /** `functionTimeout` in seconds; undefined for no limit. */
-    functionTimeoutSeconds: number | undefined;
     /** The app setting with the Durable storage connection (`storageProvider.connectionName`). */
     durableConnectionName: string;
     /** `storageProvider.type`, when set: this host runs every task hub on Azure Storage. */
@@ -55,7 +53,6 @@ export function readHostSettings(appRoot: string, env: NodeJS.ProcessEnv = proce
     return {
         routePrefix,
         hubName,
-        functionTimeoutSeconds: parseTimeSpan(setting('functionTimeout')),
         durableConnectionName: setting('extensions', 'durableTask', 'storageProvider', 'connectionName') ?? 'AzureWebJobsStorage',
         durableProviderType: setting('extensions', 'durableTask', 'storageProvider', 'type'),
     };
@@ -72,13 +69,6 @@ export function resolveAppSettingReferences(value: string, env: NodeJS.ProcessEn
     });
 }
 
-function parseTimeSpan(value: string | undefined): number | undefined {
-    if (value === undefined || value.trim() === '-1') return undefined;
-    const match = /^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})$/.exec(value.trim());
-    if (!match) throw new SettingsError(`host.json functionTimeout "${value}" is not hh:mm:ss.`);
-    const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = match;
-    return Number(days) * 86400 + Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
-}
 
 export interface AppliedSettings {
     /** Names taken from local.settings.json. */

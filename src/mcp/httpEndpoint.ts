@@ -32,7 +32,9 @@ export function internalError(): Response {
 
 /**
  * Serves one MCP POST. The server is closed when the response stream ends or is cancelled (closing
- * earlier would cut the SSE stream; closing on cancel aborts tool handlers whose client went away).
+ * earlier would cut the SSE stream). A cancel would also abort the tool handlers; but in HTTP stream mode
+ * `@azure/functions` drains the body without cancelling it when the client leaves, so in practice a
+ * wait runs to its budget (bounded, and the workflow is unaffected either way).
  */
 export async function serveMcpRequest(request: Request, buildServer: () => McpServer, log: Log): Promise<Response> {
     if (request.method !== 'POST') return methodNotAllowed();

@@ -308,13 +308,7 @@ export class SearchPool {
 
 let sharedPool: SearchPool | undefined;
 
-/** The smallest nonce for the block, searched on the process-wide pool (one thread per CPU). */
-export function searchNonce(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
-    sharedPool ??= new SearchPool();
-    return sharedPool.search(request, signal);
-}
-
-/** The smallest nonce in the range, or undefined, searched on the process-wide pool. */
+/** The smallest nonce in the range, or undefined, searched on the process-wide pool (one thread per CPU). */
 export function searchNonceRange(request: RangeRequest, signal?: AbortSignal): Promise<SearchResult | undefined> {
     sharedPool ??= new SearchPool();
     return sharedPool.searchRange(request, signal);

@@ -43,7 +43,7 @@ export interface BudgetedWaitOptions<T> {
     budgetMs: number;
     /** Called with every value read, in order (progress notifications hang off this). */
     onValue?: (value: T) => void;
-    /** Stops the wait early (the client went away). */
+    /** Stops the wait early (the request was aborted, when the transport can tell). */
     signal?: AbortSignal;
     backoff?: BackoffOptions;
     clock?: Clock;

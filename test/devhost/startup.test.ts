@@ -23,7 +23,7 @@ describe('settings, as func start reads them', () => {
         rmSync(dir, { recursive: true });
     });
 
-    test('host.json: routePrefix, hubName with %SETTING%, functionTimeout, and AzureFunctionsJobHost__ overrides', () => {
+    test('host.json: routePrefix, hubName with %SETTING%, and AzureFunctionsJobHost__ overrides', () => {
         const dir = tempApp({
             'host.json': {
                 functionTimeout: '00:10:00',
@@ -33,17 +33,16 @@ describe('settings, as func start reads them', () => {
         assert.deepEqual(readHostSettings(dir, { HUB: 'myhub' }), {
             routePrefix: 'x',
             hubName: 'myhub',
-            functionTimeoutSeconds: 600,
             durableConnectionName: 'AzureWebJobsStorage',
             durableProviderType: undefined,
         });
         const overridden = readHostSettings(dir, {
             HUB: 'myhub',
             AzureFunctionsJobHost__extensions__http__routePrefix: '',
-            AzureFunctionsJobHost__functionTimeout: '01:00:00',
+            AzureFunctionsJobHost__extensions__durableTask__hubName: 'otherhub',
         });
         assert.equal(overridden.routePrefix, '');
-        assert.equal(overridden.functionTimeoutSeconds, 3600);
+        assert.equal(overridden.hubName, 'otherhub');
         assert.throws(() => readHostSettings(dir, {}), (err: Error) => err instanceof SettingsError && /%HUB%.*HUB is not set/.test(err.message));
         assert.throws(() => readHostSettings(dir, { HUB: 'no-dashes' }), /hubName "no-dashes" is invalid/);
         rmSync(dir, { recursive: true });

@@ -230,8 +230,8 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         assert.match(await unknownMethod.text(), /-32601/);
     });
 
-    // Terminating a workflow does not stop an activity already running (as in Azure); this one mines until
-    // the next test kills the host, so it comes last but one.
+    // Durable's terminate does not stop a running activity; MineBlock notices the end itself and stops its
+    // search within seconds. Until then it shares the CPUs, so this test runs late.
     test('cancel_mining ends a long run: failed with reason cancelled, and it stays that way', async () => {
         const client = await connect();
         const started = statusOf(await call(client, 'start_mining', { difficulty: 32, blocks: 4 }));
