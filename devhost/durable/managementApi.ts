@@ -99,15 +99,7 @@ export class ManagementApi {
     }
 
     async #start(req: IncomingMessage, res: ServerResponse, name: string, instanceId: string | undefined, query: URLSearchParams): Promise<void> {
-        const body = await readBody(req);
-        let input: unknown = null;
-        if (body.length > 0) {
-            try {
-                input = JSON.parse(body) as unknown;
-            } catch {
-                throw new HttpError(400, 'Invalid JSON content');
-            }
-        }
+        const input = await readJsonBody(req);
         let record: InstanceRecord;
         try {
             record = await this.engine.startNew(name, instanceId, input, query.get('version') ?? '');
@@ -192,15 +184,7 @@ export class ManagementApi {
         if (TERMINAL_STATUSES.has(record.runtimeStatus)) return sendEmpty(res, 410);
         const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (mediaType !== 'application/json') throw new HttpError(400, 'Only application/json request content is supported');
-        const body = await readBody(req);
-        let data: unknown = null;
-        if (body.length > 0) {
-            try {
-                data = JSON.parse(body) as unknown;
-            } catch {
-                throw new HttpError(400, 'Invalid JSON content');
-            }
-        }
+        const data = await readJsonBody(req);
         sendOperation(res, await this.engine.raiseEvent(instanceId, eventName, data));
     }
 
@@ -253,6 +237,17 @@ function sendRaw(res: ServerResponse, status: number, text: string, headers: Rec
 
 function sendEmpty(res: ServerResponse, status: number): void {
     res.writeHead(status, { 'content-length': '0' }).end();
+}
+
+/** The body as JSON; an empty body is null, as the extension reads it. */
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+    const body = await readBody(req);
+    if (body.length === 0) return null;
+    try {
+        return JSON.parse(body) as unknown;
+    } catch {
+        throw new HttpError(400, 'Invalid JSON content');
+    }
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

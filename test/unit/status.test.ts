@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MiningResult } from '../../src/workflow/contracts';
+import { RESULT } from './helpers/fakes';
 import {
     CANCEL_REASON,
     MAX_ERROR_LENGTH,
@@ -13,13 +13,6 @@ import {
 
 const ID = 'abc-123';
 const OPTIONS = { pollAfterSeconds: 5 };
-const RESULT: MiningResult = {
-    difficulty: 8,
-    total_attempts: 340,
-    elapsed_ms: 12,
-    blocks: [{ index: 0, previous_hash: 'GENESIS', nonce: 339, hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95' }],
-};
-
 const durable = (runtimeStatus: string, extra: Partial<DurableStatusLike> = {}): DurableStatusLike => ({
     runtimeStatus,
     input: { difficulty: 8, blocks: 4 },

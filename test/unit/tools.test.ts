@@ -5,19 +5,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Progress as McpProgress } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
-import type { MiningResult } from '../../src/workflow/contracts';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/status';
-import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, serverError } from './helpers/fakes';
+import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError } from './helpers/fakes';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
-
-const RESULT: MiningResult = {
-    difficulty: 8,
-    total_attempts: 340,
-    elapsed_ms: 12,
-    blocks: [{ index: 0, previous_hash: 'GENESIS', nonce: 339, hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95' }],
-};
 
 const state = (runtimeStatus: string, extra: Partial<DurableStatusLike> = {}): DurableStatusLike => ({
     runtimeStatus,

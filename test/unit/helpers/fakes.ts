@@ -1,6 +1,7 @@
 import type { Clock } from '../../../src/workflow/budgetedWait';
 import type { WorkflowClient } from '../../../src/workflow/client';
 import type { DurableStatusLike } from '../../../src/workflow/status';
+import type { MiningResult } from '../../../src/workflow/contracts';
 
 /**
  * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
@@ -108,3 +109,11 @@ export class MemoryLog {
         this.lines.push(['error', ...args]);
     }
 }
+
+/** A real one-block result (difficulty 8: nonce 339), for tests that need a completed workflow's output. */
+export const RESULT: MiningResult = {
+    difficulty: 8,
+    total_attempts: 340,
+    elapsed_ms: 12,
+    blocks: [{ index: 0, previous_hash: 'GENESIS', nonce: 339, hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95' }],
+};
