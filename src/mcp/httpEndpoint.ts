@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from './deps';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from './requestLimits';
 
 /**
  * Stateless Streamable HTTP over web-standard Request/Response: one fresh server and transport per
@@ -30,6 +31,29 @@ export function internalError(): Response {
     return jsonRpcError(500, -32603, 'Internal error: the MCP endpoint failed unexpectedly. Try again.');
 }
 
+/** 413, whatever the host's own (much larger) limit: no MCP message comes near it. */
+export function bodyTooLarge(): Response {
+    return jsonRpcError(413, -32000, `Payload Too Large: the request body must not exceed ${MAX_REQUEST_BODY_BYTES} bytes.`, {
+        Connection: 'close',
+    });
+}
+
+/** 400 for JSON nested absurdly deep, before anything recursive walks it. */
+export function nestedTooDeep(): Response {
+    return jsonRpcError(400, -32600, `Invalid Request: JSON must not nest deeper than ${MAX_JSON_DEPTH} levels.`);
+}
+
+/**
+ * The body within the endpoint's limits, as a fresh Request for the transport (which then checks
+ * Accept, Content-Type and JSON-RPC itself, in its own order); or the 4xx answer for a body beyond them.
+ */
+async function withinLimits(request: Request): Promise<Request | Response> {
+    const body = await readBodyWithin(request, MAX_REQUEST_BODY_BYTES);
+    if (body.kind === 'tooLarge') return bodyTooLarge();
+    if (nestsDeeperThan(body.text, MAX_JSON_DEPTH)) return nestedTooDeep();
+    return new Request(request.url, { method: request.method, headers: request.headers, body: body.text });
+}
+
 /**
  * Serves one MCP POST. The server is closed when the response stream ends or is cancelled (closing
  * earlier would cut the SSE stream). A cancel would also abort the tool handlers; but in HTTP stream mode
@@ -39,8 +63,22 @@ export function internalError(): Response {
 export async function serveMcpRequest(request: Request, buildServer: () => McpServer, log: Log): Promise<Response> {
     if (request.method !== 'POST') return methodNotAllowed();
 
+    let limited: Request | Response;
+    try {
+        limited = await withinLimits(request);
+    } catch (error) {
+        // The body stream failed (the client went away mid-body): nothing to serve.
+        log.warn('Reading the MCP request body failed', error);
+        return jsonRpcError(400, -32700, 'Parse error: the request body could not be read.');
+    }
+    if (limited instanceof Response) return limited;
+
     const server = buildServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        // Already enforced above; the same bound here keeps the two from drifting apart.
+        maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    });
     // Protocol errors already reach the client as 4xx JSON-RPC errors; this is for the operator.
     transport.onerror = (error) => log.warn('MCP transport error', error);
     const close = () => server.close().catch((error: unknown) => log.warn('Closing the MCP server failed', error));
@@ -48,7 +86,7 @@ export async function serveMcpRequest(request: Request, buildServer: () => McpSe
     let response: Response;
     try {
         await server.connect(transport);
-        response = await transport.handleRequest(request);
+        response = await transport.handleRequest(limited);
     } catch (error) {
         log.error('MCP request failed', error);
         await close();

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { parseConfig } from '../../src/config';
+import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/requestLimits';
+import { buildMcpServer } from '../../src/mcp/server';
+import { FakeDurableClient, MemoryLog } from './helpers/fakes';
+
+const URL_ = 'http://localhost:7071/api/mcp';
+const HEADERS = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+};
+
+function build() {
+    return buildMcpServer({
+        client: new FakeDurableClient(() => ({ runtimeStatus: 'Running', input: null, output: null })),
+        config: parseConfig({ TASKHUB_NAME: 'unittests' }),
+        log: new MemoryLog(),
+    });
+}
+
+/** A body streamed in chunks, with no Content-Length, as a chunked upload arrives. */
+function streamed(chunk: string, times: number): ReadableStream<Uint8Array> {
+    const bytes = new TextEncoder().encode(chunk);
+    let sent = 0;
+    return new ReadableStream({
+        pull(controller) {
+            if (sent++ < times) controller.enqueue(bytes);
+            else controller.close();
+        },
+    });
+}
+
+describe('request limits', () => {
+    it('nestsDeeperThan counts brackets outside strings only', () => {
+        assert.equal(nestsDeeperThan('[[[]]]', 3), false);
+        assert.equal(nestsDeeperThan('[[[[]]]]', 3), true);
+        assert.equal(nestsDeeperThan('{"a":{"b":[1]}}', 3), false);
+        assert.equal(nestsDeeperThan(`{"a":"${'['.repeat(1000)}"}`, 3), false, 'brackets inside a string do not count');
+        assert.equal(nestsDeeperThan(`{"a":"\\"${'['.repeat(10)}"}`, 3), false, 'an escaped quote does not end the string');
+        assert.equal(nestsDeeperThan('['.repeat(100_000), MAX_JSON_DEPTH), true);
+    });
+
+    it('readBodyWithin stops at the limit, with or without a Content-Length', async () => {
+        const declared = new Request(URL_, { method: 'POST', headers: { 'content-length': '2000' }, body: 'x'.repeat(2000) });
+        assert.deepEqual(await readBodyWithin(declared, 1000), { kind: 'tooLarge' });
+        const chunked = new Request(URL_, { method: 'POST', body: streamed('y'.repeat(100), 50), duplex: 'half' } as RequestInit);
+        assert.deepEqual(await readBodyWithin(chunked, 1000), { kind: 'tooLarge' });
+        const small = new Request(URL_, { method: 'POST', body: 'é'.repeat(10) });
+        assert.deepEqual(await readBodyWithin(small, 1000), { kind: 'ok', text: 'é'.repeat(10) });
+    });
+
+    it('the endpoint answers a body over the limit with 413 and a JSON-RPC error, building no server', async () => {
+        let built = 0;
+        const counting = () => {
+            built++;
+            return build();
+        };
+        const padding = 'x'.repeat(MAX_REQUEST_BODY_BYTES);
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding } });
+        const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), counting, new MemoryLog());
+        assert.equal(res.status, 413);
+        const answer = (await res.json()) as { error: { code: number; message: string } };
+        assert.equal(answer.error.code, -32000);
+        assert.match(answer.error.message, new RegExp(String(MAX_REQUEST_BODY_BYTES)));
+        assert.equal(built, 0);
+    });
+
+    it('the endpoint answers JSON nested too deep with 400, never a crash', async () => {
+        for (const body of ['['.repeat(100_000) + ']'.repeat(100_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '['.repeat(100_000)]) {
+            const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), build, new MemoryLog());
+            assert.equal(res.status, 400);
+            const answer = (await res.json()) as { error: { code: number } };
+            assert.equal(answer.error.code, -32600);
+        }
+    });
+
+    it('a message within the limits is still served', async () => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
+        const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), build, new MemoryLog());
+        assert.equal(res.status, 200);
+        assert.match(await res.text(), /start_mining/);
+    });
+});
