@@ -59,6 +59,8 @@ export class StreamProxy {
         /** We gave up on this exchange (413, client gone, failure): errors that follow are expected. */
         let abandoned = false;
         let relaying = false;
+        /** The response is complete but the client is still sending its body: discard it. */
+        let draining = false;
         let onHead: () => void = () => undefined;
         const headArrived = new Promise<void>((resolve) => (onHead = resolve));
 
@@ -94,7 +96,17 @@ export class StreamProxy {
                 if (!res.write(chunk)) proxyRes.pause();
             });
             res.on('drain', () => proxyRes.resume());
-            proxyRes.on('end', () => res.end());
+            proxyRes.on('end', () => {
+                res.end();
+                // The app answered without reading the whole body (its own 413, say). Forwarding the rest would
+                // stall on a reader that is gone, leaving the client's keep-alive connection paused mid-body until
+                // a timeout resets it; like Kestrel, read and discard the rest instead (still within the limit).
+                if (methodHasBody(req.method) && !req.complete && !abandoned) {
+                    draining = true;
+                    abandon();
+                    req.resume();
+                }
+            });
             proxyRes.on('close', () => {
                 if (!proxyRes.complete) res.destroy();
             });
@@ -133,8 +145,14 @@ export class StreamProxy {
         if (methodHasBody(req.method)) {
             const budget = new ByteBudget(request.maxRequestBodyBytes);
             req.on('data', (chunk: Buffer) => {
+                const within = budget.add(chunk.length);
+                if (draining) {
+                    // Past the limit even the discarding stops: the connection goes, as Kestrel's would.
+                    if (!within) res.destroy();
+                    return;
+                }
                 if (abandoned) return;
-                if (!budget.add(chunk.length)) {
+                if (!within) {
                     abandon();
                     if (answered) {
                         res.destroy();
