@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FuzzGenerator, type FuzzRequest } from '../support/fuzzRequests';
+import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
+import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+
+/**
+ * Bad input over real HTTP: thousands of generated malformed requests against the app on the local host
+ * (Azurite, function keys on), each of which must get a 4xx or a JSON-RPC / tool error, never a 5xx, and
+ * never a stack trace, a file path, an internal URL or the key in the body. Then a normal call must still
+ * work. The generator is seeded: FUZZ_SEED=<n> replays a run, FUZZ_COUNT=<n> changes its size.
+ */
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
+const COUNT = Number(process.env.FUZZ_COUNT ?? 2200);
+const CONCURRENCY = 12;
+const KEY = 'fuzz-test-function-key';
+
+/** Text that would betray internals: a stack frame, a path on disk, an address or route behind the app, the key. */
+const LEAKS: readonly [string, RegExp][] = [
+    ['a stack frame', /\n\s+at \S/],
+    ['a file path', /\/work\/|\/home\/|dist\/|node_modules|\.js:\d|\.ts:\d/],
+    ['an internal URL', /127\.0\.0\.1|localhost:|runtime\/webhooks|durabletask|code=/i],
+    ['the function key', new RegExp(KEY)],
+];
+
+interface Answer {
+    status: number;
+    contentType: string;
+    text: string;
+}
+
+/** The JSON-RPC messages of a 200 answer (SSE data lines, or one JSON body). */
+function messagesOf(answer: Answer): Array<Record<string, unknown>> {
+    if (answer.contentType.includes('text/event-stream')) {
+        return answer.text
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+    }
+    return [JSON.parse(answer.text) as Record<string, unknown>];
+}
+
+/** Every answer to bad input: a 4xx, a 2xx that is a JSON-RPC error or a tool result, nothing else. */
+function checkAnswer(request: FuzzRequest, answer: Answer): void {
+    const what = `${request.label}: ${request.method} ${request.pathSuffix} ${JSON.stringify(request.body?.slice(0, 200))} -> ${answer.status} ${answer.text.slice(0, 300)}`;
+    assert.ok(answer.status < 500, `no 5xx; ${what}`);
+    assert.ok(answer.status >= 200, what);
+    for (const [name, pattern] of LEAKS) {
+        // Input echoed back (an unknown id or tool name, as given) is not a leak; anything else is.
+        if (pattern.test(answer.text) && !pattern.test(request.body ?? '') && !pattern.test(request.pathSuffix)) {
+            assert.fail(`the answer holds ${name}; ${what}`);
+        }
+    }
+    if (answer.status === 202) {
+        assert.equal(answer.text, '', what);
+        return;
+    }
+    if (answer.status !== 200) {
+        // The host's own answers (401, 404, 405, 413 before the app) have no body; the app's are JSON-RPC errors.
+        if (answer.text.length > 0) {
+            const body = JSON.parse(answer.text) as { jsonrpc?: string; error?: { code?: unknown; message?: unknown } };
+            assert.equal(body.jsonrpc, '2.0', what);
+            assert.equal(typeof body.error?.code, 'number', what);
+            assert.equal(typeof body.error?.message, 'string', what);
+        }
+        return;
+    }
+    const messages = messagesOf(answer);
+    assert.ok(messages.length > 0, `a 200 carries an answer; ${what}`);
+    for (const message of messages) {
+        assert.equal(message.jsonrpc, '2.0', what);
+        if ('error' in message) {
+            assert.equal(typeof (message.error as { code?: unknown }).code, 'number', what);
+            continue;
+        }
+        const result = message.result as Partial<CallToolResult> & { structuredContent?: { status?: string } };
+        assert.ok(result && typeof result === 'object', what);
+        // A tool call: either a tool error, or a status (not_found for an odd id; a cheap run at most).
+        if (result.content !== undefined && result.isError !== true && result.structuredContent !== undefined) {
+            assert.ok(['not_found', 'completed', 'running', 'failed'].includes(result.structuredContent.status ?? ''), what);
+        }
+    }
+}
+
+async function send(base: string, request: FuzzRequest): Promise<Answer> {
+    const headers: Record<string, string> = { 'x-functions-key': KEY, ...request.headers };
+    const res = await fetch(base + request.pathSuffix, {
+        method: request.method,
+        headers,
+        body: request.body,
+        signal: AbortSignal.timeout(30_000),
+    });
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+/** Runs `requests` with at most `limit` in flight; collects failures instead of stopping at the first. */
+async function sendAll(base: string, requests: readonly FuzzRequest[], limit: number): Promise<{ failures: string[]; statuses: Map<number, number> }> {
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const worker = async () => {
+        while (next < requests.length) {
+            const request = requests[next++] as FuzzRequest;
+            try {
+                const answer = await send(base, request);
+                statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+                checkAnswer(request, answer);
+            } catch (error) {
+                const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+                const message = error instanceof Error ? error.message : String(error);
+                failures.push(message.startsWith(request.label) ? message : `${request.label} ${request.method} ${request.pathSuffix}: ${message}${cause}`);
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: limit }, worker));
+    return { failures, statuses };
+}
+
+describe('fuzz: malformed requests over HTTP never get a 5xx or leak internals', () => {
+    let azurite: TestAzurite;
+    let host: SpawnedHost;
+    let mcpUrl: string;
+
+    before(async () => {
+        azurite = await startTestAzurite();
+        host = await spawnHost({
+            app: repoRoot,
+            storage: 'azure',
+            functionKey: KEY,
+            args: ['--log-level', 'warning'],
+            env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: uniqueHubName('fuzz'), WAIT_BUDGET_SECONDS: '1' },
+        });
+        mcpUrl = `${host.url}/api/mcp`;
+    });
+    after(async () => {
+        await host?.stop();
+        await azurite?.stop();
+    });
+
+    test(`${COUNT} generated requests (seed ${SEED}) and oversized bodies, then a normal call still works`, async () => {
+        const generator = new FuzzGenerator(SEED);
+        const requests = [...generator.oversized(), ...generator.generate(COUNT)];
+        assert.ok(requests.length >= 2000);
+        const { failures, statuses } = await sendAll(mcpUrl, requests, CONCURRENCY);
+        assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of ${requests.length} answers were wrong (seed ${SEED})`);
+        // The mix reached every layer: the host (401, 404, 405), the endpoint (413) and the transport (400, 406, 415).
+        for (const status of [200, 400, 401, 404, 405, 406, 413, 415]) assert.ok(statuses.has(status), `some answer was ${status}`);
+        assert.equal([...statuses.keys()].filter((s) => s >= 500).length, 0);
+
+        const client = new Client({ name: 'after-fuzz', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { 'x-functions-key': KEY } } }));
+        try {
+            const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } })) as CallToolResult;
+            assert.notEqual(result.isError, true, JSON.stringify(result.content));
+            const status = result.structuredContent as { status: string; result?: { blocks: unknown[] } };
+            assert.equal(status.status, 'completed');
+            assert.equal(status.result?.blocks.length, 2);
+        } finally {
+            await client.close();
+        }
+        assert.doesNotMatch(host.stderr, /Unhandled error|uncaught/i, 'the host met nothing it did not handle');
+    });
+});
