@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from './deps';
+import { checkMessage } from './messageChecks';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from './requestLimits';
 
 /**
@@ -44,6 +45,25 @@ export function nestedTooDeep(): Response {
 }
 
 /**
+ * Whether the transport would get past its Accept and Content-Type checks: only then are the message
+ * checks applied, so a wrong header still gets the transport's 406 or 415 rather than a message error.
+ */
+function headersLookRight(headers: Headers): boolean {
+    const accept = headers.get('accept') ?? '';
+    const type = (headers.get('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase();
+    return accept.includes('application/json') && accept.includes('text/event-stream') && type === 'application/json';
+}
+
+/** Undefined for text that is not JSON: the transport answers that with its own parse error. */
+function parseOrUndefined(text: string): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return undefined;
+    }
+}
+
+/**
  * The body within the endpoint's limits, as a fresh Request for the transport (which then checks
  * Accept, Content-Type and JSON-RPC itself, in its own order); or the 4xx answer for a body beyond them.
  */
@@ -51,6 +71,8 @@ async function withinLimits(request: Request): Promise<Request | Response> {
     const body = await readBodyWithin(request, MAX_REQUEST_BODY_BYTES);
     if (body.kind === 'tooLarge') return bodyTooLarge();
     if (nestsDeeperThan(body.text, MAX_JSON_DEPTH)) return nestedTooDeep();
+    const rejection = headersLookRight(request.headers) ? checkMessage(parseOrUndefined(body.text)) : undefined;
+    if (rejection) return new Response(JSON.stringify(rejection.body), { status: rejection.status, headers: JSON_HEADERS });
     return new Request(request.url, { method: request.method, headers: request.headers, body: body.text });
 }
 
