@@ -44,10 +44,21 @@ function messagesOf(answer: Answer): Array<Record<string, unknown>> {
     return [JSON.parse(answer.text) as Record<string, unknown>];
 }
 
+/** Kinds of mistake with one right answer; the rest may be refused at several layers. */
+function expectedStatus(request: FuzzRequest): number | undefined {
+    if (request.label.startsWith('oversized')) return 413;
+    if (request.label.startsWith('nested')) return 400;
+    if (request.label === 'JSON-RPC batch') return 400;
+    if (/^HTTP (GET|DELETE|PUT|PATCH|OPTIONS|HEAD)$/.test(request.label)) return 405;
+    return undefined;
+}
+
 /** Every answer to bad input: a 4xx, a 2xx that is a JSON-RPC error or a tool result, nothing else. */
 function checkAnswer(request: FuzzRequest, answer: Answer): void {
     const what = `${request.label}: ${request.method} ${request.pathSuffix} ${JSON.stringify(request.body?.slice(0, 200))} -> ${answer.status} ${answer.text.slice(0, 300)}`;
     assert.ok(answer.status < 500, `no 5xx; ${what}`);
+    const expected = expectedStatus(request);
+    if (expected !== undefined) assert.equal(answer.status, expected, what);
     assert.ok(answer.status >= 200, what);
     for (const [name, pattern] of LEAKS) {
         // Input echoed back (an unknown id or tool name, as given) is not a leak; anything else is.
