@@ -111,9 +111,13 @@ function developmentConnectionString(
     return parts.join(';') + ';';
 }
 
+/**
+ * SIGINT, not SIGTERM: Azurite's table-only entry point closes cleanly (saving its database) on SIGINT
+ * only, and dies on SIGTERM with up to its autosave interval of writes lost. The full emulator takes both.
+ */
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);

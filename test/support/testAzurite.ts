@@ -5,6 +5,11 @@ import { freePort, startAzurite, type RunningAzurite } from '../../devhost/azuri
 
 export interface TestAzurite {
     connectionString: string;
+    /**
+     * A storage outage: stops the emulator (cleanly, so it saves its data), runs `whileDown`, then starts
+     * it again on the same port with the same data folder, so the connection string still holds.
+     */
+    restart(whileDown?: () => Promise<void>): Promise<void>;
     stop(): Promise<void>;
 }
 
@@ -25,9 +30,17 @@ export async function startTestAzurite(): Promise<TestAzurite> {
             if (attempt >= 2) throw err;
         }
     }
-    const running = azurite;
+    let running = azurite;
+    const port = running.tablePort;
     return {
         connectionString: running.connectionString,
+        restart: async (whileDown = async () => undefined) => {
+            await running.stop();
+            await whileDown();
+            const again = await startAzurite({ services: 'table', location, ports: { table: port } });
+            if (!again.started) throw new Error(`Something else took port ${port} while Azurite was down`);
+            running = again;
+        },
         stop: async () => {
             await running.stop();
             rmSync(location, { recursive: true, force: true });
