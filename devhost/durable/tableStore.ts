@@ -44,6 +44,8 @@ export interface TableStoreOptions {
     hubName: string;
     /** Called when another host took the lease: this one must stop processing. */
     onLeaseLost?: (reason: string) => void;
+    /** How often the lease is renewed; RENEW_EVERY_MS unless a test wants it sooner. */
+    renewEveryMs?: number;
 }
 
 export class TableStore implements TaskHubStore {
@@ -68,7 +70,7 @@ export class TableStore implements TaskHubStore {
             throw new Error(`Cannot reach Azure Table storage (${this.#table.url}): ${describe(err)}`, { cause: err });
         }
         await this.#acquireLease();
-        this.#renewTimer = setInterval(() => void this.#renewLease(), RENEW_EVERY_MS);
+        this.#renewTimer = setInterval(() => void this.#renewLease(), this.options.renewEveryMs ?? RENEW_EVERY_MS);
         this.#renewTimer.unref();
     }
 
@@ -275,12 +277,38 @@ export class TableStore implements TaskHubStore {
             this.#leaseEtag = (await this.#table.updateEntity(lease, 'Replace', { etag: this.#leaseEtag })).etag;
         } catch (err) {
             if (statusOf(err) === 412 || statusOf(err) === 404) {
+                // The row changed or vanished. Another host taking it is one reason; storage that lost its
+                // latest writes (an emulator that crashed and came back with older data) is another, and
+                // then the lease is still ours to keep. Look before giving up.
+                const owner = await this.#reclaimLease().catch(() => 'unknown' as const);
+                if (owner === 'this host' || owner === 'unknown') return; // unknown: look again at the next tick
                 this.#leaseEtag = undefined;
                 clearInterval(this.#renewTimer);
                 this.options.onLeaseLost?.(`the task hub lease was taken by another host`);
             }
             // Other errors (Azurite briefly unreachable): keep the lease and try again at the next tick.
         }
+    }
+
+    /** After a failed renewal: takes the lease row back if it is gone or still names this host. */
+    async #reclaimLease(): Promise<'this host' | 'another host'> {
+        const lease = { partitionKey: LEASE_PARTITION, rowKey: 'lease', Owner: this.#owner, ExpiresAt: new Date(Date.now() + LEASE_SECONDS * 1000) };
+        let current: { Owner?: string; etag?: string };
+        try {
+            current = await this.#table.getEntity<{ Owner?: string }>(LEASE_PARTITION, 'lease');
+        } catch (err) {
+            if (statusOf(err) !== 404) throw err;
+            try {
+                this.#leaseEtag = (await this.#table.createEntity(lease)).etag;
+                return 'this host';
+            } catch (createErr) {
+                if (statusOf(createErr) === 409) return 'another host';
+                throw createErr;
+            }
+        }
+        if (current.Owner !== this.#owner) return 'another host';
+        this.#leaseEtag = (await this.#table.updateEntity(lease, 'Replace', { etag: current.etag ?? '*' })).etag;
+        return 'this host';
     }
 }
 
