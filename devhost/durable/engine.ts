@@ -45,6 +45,13 @@ const MAX_MESSAGES_PER_EPISODE = 50;
 /** maxConcurrentActivityFunctions defaults to 10 per core in the extension. */
 const MAX_CONCURRENT_ACTIVITIES = 10 * availableParallelism();
 const RETRY_AFTER_STORAGE_ERROR_MS = 1000;
+/** Consecutive failed episodes back off from RETRY_AFTER_STORAGE_ERROR_MS, doubling, to this. */
+const MAX_RETRY_AFTER_STORAGE_ERROR_MS = 8000;
+
+/** The wait before retry `attempt` (0-based): an outage of minutes is not hammered every second. */
+export function storageRetryDelayMs(attempt: number): number {
+    return Math.min(RETRY_AFTER_STORAGE_ERROR_MS * 2 ** Math.min(attempt, 10), MAX_RETRY_AFTER_STORAGE_ERROR_MS);
+}
 
 export class OrchestrationExistsError extends Error {
     override name = 'OrchestrationExistsError';
@@ -219,9 +226,13 @@ export class Engine {
     }
 
     async #drain(actor: Actor): Promise<void> {
+        // Storage errors (Azurite restarting, a network blip) are retried with backoff; nothing is lost meanwhile,
+        // because the episode's inputs (messages, activity results) stay in memory until a commit succeeds.
+        let failures = 0;
         while (hasWork(actor) && !actor.retired && !this.#stopped) {
             try {
                 await this.#episode(actor);
+                failures = 0;
             } catch (err) {
                 if (err instanceof ConcurrencyError) {
                     // The stored instance is not what this actor holds (a purge, a restart, or a commit that was
@@ -234,8 +245,9 @@ export class Engine {
                     await this.#failForStorage(actor, err);
                     return;
                 }
-                this.#log('error', `Episode for ${actor.record.instanceId} failed; retrying: ${describe(err)}`, actor.record.name);
-                await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_STORAGE_ERROR_MS));
+                const delay = storageRetryDelayMs(failures++);
+                this.#log('error', `Episode for ${actor.record.instanceId} failed; retrying: ${describe(err)} (next attempt in ${delay} ms)`, actor.record.name);
+                await new Promise((resolve) => setTimeout(resolve, delay));
             }
         }
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Engine } from '../../devhost/durable/engine';
+import { Engine, storageRetryDelayMs } from '../../devhost/durable/engine';
 import { MemoryStore } from '../../devhost/durable/memoryStore';
 import type { EpisodeCommit, InstanceRecord } from '../../devhost/durable/store';
 import type { LogRecord } from '../../devhost/logger';
@@ -74,5 +74,11 @@ describe('the Durable engine when a commit is applied but its answer is lost', (
         const record = await run(new LostAnswerStore(new Set([4])), 'Chain', ['x', 'y']);
         assert.equal(record.runtimeStatus, 'Completed');
         assert.deepEqual(JSON.parse(record.output ?? 'null'), ['Hello x!', 'Hello y!']);
+    });
+});
+
+describe('the Durable engine backs off while storage is failing', () => {
+    test('retries start at a second and double, up to 8 seconds', () => {
+        assert.deepEqual([0, 1, 2, 3, 4, 50].map(storageRetryDelayMs), [1000, 2000, 4000, 8000, 8000, 8000]);
     });
 });
