@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CHAIN_22 } from '../support/expectedChains';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 
@@ -255,5 +256,7 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         assert.equal(done.status, 'completed');
         assert.ok(done.result);
         verifyChain(done.result, 22, 4);
+        // The same result an uninterrupted run gives: the chain computed independently beforehand.
+        assert.deepEqual(done.result.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_22);
     });
 });
