@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { findReplayHazards } from '../support/replaySafety';
+
+/**
+ * Orchestrator code must be replay-safe: no clock, randomness, timers or I/O outside the Durable context.
+ * The check follows the code each registered orchestrator runs through the app's sources (see
+ * test/support/replaySafety.ts); a planted bad example proves that it catches what it should.
+ */
+
+const root = resolve(__dirname, '..', '..', '..');
+
+describe('replay safety of orchestrator code', () => {
+    it('the app\'s orchestrators use nothing but the Durable context', () => {
+        const { hazards, orchestrations } = findReplayHazards({ root, entryFiles: ['src/functions/mineChain.ts'], sourceDirs: ['src'] });
+        assert.deepEqual(orchestrations, ['MINE_CHAIN']);
+        assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}: ${h.reason}`).join('\n'));
+    });
+
+    it('every registration file in src/functions is covered', () => {
+        // An orchestrator registered anywhere else would escape the check above.
+        const all = findReplayHazards({
+            root,
+            entryFiles: ['src/functions/mcp.ts', 'src/functions/mineBlock.ts', 'src/functions/mineChain.ts'],
+            sourceDirs: ['src'],
+        });
+        assert.deepEqual(all.orchestrations, ['MINE_CHAIN']);
+    });
+
+    it('catches every hazard in a planted bad example, including one a module away', () => {
+        const { hazards } = findReplayHazards({
+            root,
+            entryFiles: ['test/fixtures/replay-hazards/badOrchestrator.ts'],
+            sourceDirs: ['test/fixtures/replay-hazards'],
+        });
+        const found = hazards.map((h) => `${h.file.replace('test/fixtures/replay-hazards/', '')}:${h.line} ${h.text}`).sort();
+        assert.deepEqual(found, [
+            'badOrchestrator.ts:11 Date.now',
+            'badOrchestrator.ts:12 Date',
+            'badOrchestrator.ts:13 Math.random',
+            'badOrchestrator.ts:14 process.env',
+            'badOrchestrator.ts:15 setTimeout',
+            'badOrchestrator.ts:16 readFileSync',
+            'badOrchestrator.ts:17 crypto.randomUUID',
+            'badOrchestrator.ts:18 fetch',
+            'clockHelper.ts:3 performance.now',
+        ].sort());
+        for (const hazard of hazards) assert.ok(hazard.reason.length > 0);
+    });
+
+    it('passes a replay-safe example: the Durable clock, Date as a type, a factory, a helper module importing crypto', () => {
+        const { hazards, orchestrations } = findReplayHazards({
+            root,
+            entryFiles: ['test/fixtures/replay-hazards/goodOrchestrator.ts'],
+            sourceDirs: ['test/fixtures/replay-hazards'],
+        });
+        assert.deepEqual(orchestrations, ["'GoodOrchestrator'"]);
+        assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}`).join('\n'));
+    });
+});
