@@ -1,0 +1,205 @@
+/**
+ * Load: many MCP clients at once against the app on the local host with Azurite, as `npm start` runs it.
+ * Each client starts a run with start_mining (a short wait budget, so the answer is `running`), then polls
+ * get_mining_result until the run ends. Counts runs lost (not completed, or a chain that does not check
+ * out) and errors (tool errors, protocol errors, failed requests), and the latency of every tool call.
+ *
+ * Loopback only; bounded in clients and time: it stops by itself at the deadline, counting what had not
+ * finished as lost, and stops the host and Azurite it started.
+ *
+ *   npm run build && node dist/bench/load.js [--clients 50] [--difficulty 18] [--deadline-seconds 240]
+ */
+import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { repoRoot, spawnHost } from '../test/support/spawnHost';
+import { startTestAzurite, uniqueHubName } from '../test/support/testAzurite';
+import { formatMs, percentile } from './stats';
+
+export interface LoadOptions {
+    /** Concurrent clients, each starting one run; default 50, at most 200. */
+    clients?: number;
+    /** Difficulty of every run; default 18 (a few seconds per run when 50 share two cores). */
+    difficulty?: number;
+    /** The host's WAIT_BUDGET_SECONDS; default 1, so start_mining answers `running` and the poll path is used. */
+    waitBudgetSeconds?: number;
+    /** Between a client's polls; default 500 ms (faster than the 5 s hint, to load the endpoint). */
+    pollIntervalMs?: number;
+    /** Everything stops by then; runs not finished count as lost. Default 240 s. */
+    deadlineSeconds?: number;
+    /** Progress lines; default none. */
+    log?: (line: string) => void;
+}
+
+interface Block {
+    index: number;
+    previous_hash: string;
+    nonce: number;
+    hash: string;
+}
+interface Status {
+    status: 'completed' | 'running' | 'failed' | 'not_found';
+    workflow_id: string;
+    result?: { difficulty: number; blocks: Block[] };
+}
+
+type ToolName = 'start_mining' | 'get_mining_result';
+
+interface Tally {
+    latencies: Record<ToolName, number[]>;
+    errors: string[];
+    completed: number;
+    lost: string[];
+}
+
+/** The chain checks out against the hashing rule (README), recomputed here with node:crypto. */
+function chainChecksOut(result: Status['result'], difficulty: number, blocks: number): boolean {
+    if (!result || result.difficulty !== difficulty || result.blocks.length !== blocks) return false;
+    let previous = 'GENESIS';
+    for (const [i, block] of result.blocks.entries()) {
+        const digest = createHash('sha256').update(`${i}:${previous}:${block.nonce}`, 'utf8').digest();
+        if (block.index !== i || block.previous_hash !== previous || block.hash !== digest.toString('hex')) return false;
+        let zeros = 0;
+        for (const byte of digest) {
+            if (byte !== 0) {
+                zeros += Math.clz32(byte) - 24;
+                break;
+            }
+            zeros += 8;
+        }
+        if (zeros < difficulty) return false;
+        previous = block.hash;
+    }
+    return true;
+}
+
+async function timedCall(client: Client, tally: Tally, name: ToolName, args: Record<string, unknown>, signal: AbortSignal) {
+    const started = performance.now();
+    const result = (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: 120_000 })) as CallToolResult;
+    tally.latencies[name].push(performance.now() - started);
+    if (result.isError === true) throw new Error(`${name} answered a tool error: ${JSON.stringify(result.content).slice(0, 200)}`);
+    return result.structuredContent as unknown as Status;
+}
+
+/** One client: connect, start a run, poll it to its end. */
+async function oneClient(url: URL, i: number, opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, signal: AbortSignal) {
+    const blocks = 2 + (i % 3);
+    const client = new Client({ name: `load-${i}`, version: '1.0.0' });
+    let id = '(not started)';
+    try {
+        await client.connect(new StreamableHTTPClientTransport(url), { signal });
+        let status = await timedCall(client, tally, 'start_mining', { difficulty: opts.difficulty, blocks }, signal);
+        id = status.workflow_id;
+        while (status.status === 'running') {
+            await new Promise((resolve) => setTimeout(resolve, opts.pollIntervalMs));
+            if (signal.aborted) throw new Error('deadline reached');
+            status = await timedCall(client, tally, 'get_mining_result', { workflow_id: id }, signal);
+        }
+        if (status.status === 'completed' && chainChecksOut(status.result, opts.difficulty, blocks)) tally.completed++;
+        else tally.lost.push(`${id}: ended ${status.status}${status.status === 'completed' ? ' with a chain that does not check out' : ''}`);
+    } catch (error) {
+        tally.errors.push(`client ${i}: ${error instanceof Error ? error.message : String(error)}`);
+        tally.lost.push(`${id}: not finished (${signal.aborted ? 'deadline' : 'error'})`);
+    } finally {
+        await client.close().catch(() => undefined);
+    }
+}
+
+/** Runs the load test and answers a markdown section starting with `## Load`. */
+export async function run(options: LoadOptions = {}): Promise<string> {
+    const opts = {
+        clients: Math.min(Math.max(1, Math.floor(options.clients ?? 50)), 200),
+        difficulty: options.difficulty ?? 18,
+        waitBudgetSeconds: options.waitBudgetSeconds ?? 1,
+        pollIntervalMs: options.pollIntervalMs ?? 500,
+        deadlineSeconds: options.deadlineSeconds ?? 240,
+    };
+    const log = options.log ?? (() => undefined);
+    const loadBefore = loadavg()[0] ?? 0;
+    const azurite = await startTestAzurite();
+    try {
+        const host = await spawnHost({
+            app: repoRoot,
+            storage: 'azure',
+            args: ['--log-level', 'warning'],
+            env: {
+                AzureWebJobsStorage: azurite.connectionString,
+                TASKHUB_NAME: uniqueHubName('load'),
+                WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds),
+            },
+        });
+        try {
+            const url = new URL(`${host.url}/api/mcp`);
+            const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [] };
+            const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
+            // Every client's calls listen on the one deadline: many listeners, on purpose.
+            setMaxListeners(opts.clients * 4, deadline);
+            log(`${opts.clients} clients, difficulty ${opts.difficulty}, against ${url.href}`);
+            const started = performance.now();
+            await Promise.all(Array.from({ length: opts.clients }, (_, i) => oneClient(url, i, opts, tally, deadline)));
+            const totalMs = performance.now() - started;
+            log(`done in ${(totalMs / 1000).toFixed(1)} s: ${tally.completed} completed, ${tally.lost.length} lost, ${tally.errors.length} errors`);
+            return report(opts, tally, totalMs, loadBefore);
+        } finally {
+            await host.stop();
+        }
+    } finally {
+        await azurite.stop();
+    }
+}
+
+function report(opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, totalMs: number, loadBefore: number): string {
+    const row = (name: ToolName) => {
+        const list = tally.latencies[name];
+        return `| \`${name}\` | ${list.length} | ${formatMs(percentile(list, 50))} | ${formatMs(percentile(list, 99))} | ${formatMs(Math.max(...list))} |`;
+    };
+    const lines = [
+        '## Load',
+        '',
+        `${opts.clients} MCP SDK clients at once against the app on the local host with Azurite (loopback): each ` +
+            `starts one run (difficulty ${opts.difficulty}, 2 to 4 blocks) with \`start_mining\`, whose wait budget ` +
+            `(\`WAIT_BUDGET_SECONDS=${opts.waitBudgetSeconds}\`) it outlasts, then polls \`get_mining_result\` every ` +
+            `${opts.pollIntervalMs} ms until the run ends, and re-checks the chain. A run is lost if it does not end ` +
+            '`completed` with a chain that checks out; an error is any tool error, protocol error or failed request.',
+        '',
+        `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ` +
+            `load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
+        '',
+        '| runs started | completed | lost | errors | total time |',
+        '|---:|---:|---:|---:|---:|',
+        `| ${opts.clients} | ${tally.completed} | **${tally.lost.length}** | **${tally.errors.length}** | ${(totalMs / 1000).toFixed(1)} s |`,
+        '',
+        '| tool | calls | p50 | p99 | max |',
+        '|---|---:|---:|---:|---:|',
+        row('start_mining'),
+        row('get_mining_result'),
+        '',
+        '`start_mining` latency includes its wait: a call that outlasts the budget answers `running` after about ' +
+            `${opts.waitBudgetSeconds} s by design. \`get_mining_result\` is one status read.`,
+    ];
+    if (tally.errors.length > 0 || tally.lost.length > 0) {
+        lines.push('', 'First problems:', '', ...[...tally.errors, ...tally.lost].slice(0, 5).map((line) => `- ${line}`));
+    }
+    return lines.join('\n') + '\n';
+}
+
+if (require.main === module) {
+    const { values } = parseArgs({
+        options: { clients: { type: 'string' }, difficulty: { type: 'string' }, 'deadline-seconds': { type: 'string' } },
+    });
+    run({
+        ...(values.clients ? { clients: Number(values.clients) } : {}),
+        ...(values.difficulty ? { difficulty: Number(values.difficulty) } : {}),
+        ...(values['deadline-seconds'] ? { deadlineSeconds: Number(values['deadline-seconds']) } : {}),
+        log: (line) => process.stderr.write(line + '\n'),
+    })
+        .then((markdown) => process.stdout.write(markdown))
+        .catch((err: unknown) => {
+            process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+            process.exit(1);
+        });
+}
