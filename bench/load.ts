@@ -136,8 +136,9 @@ export async function run(options: LoadOptions = {}): Promise<string> {
             const url = new URL(`${host.url}/api/mcp`);
             const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [] };
             const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
-            // Every client's calls listen on the one deadline: many listeners, on purpose.
-            setMaxListeners(opts.clients * 4, deadline);
+            // Every client's calls (and the SDK's fetches under them) listen on the one deadline: many listeners,
+            // on purpose, each removed when its call ends.
+            setMaxListeners(0, deadline);
             log(`${opts.clients} clients, difficulty ${opts.difficulty}, against ${url.href}`);
             const started = performance.now();
             await Promise.all(Array.from({ length: opts.clients }, (_, i) => oneClient(url, i, opts, tally, deadline)));
