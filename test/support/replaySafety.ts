@@ -66,19 +66,33 @@ const HAZARDOUS_MODULES = new Set([
     'vm',
 ]);
 
-export function findReplayHazards(options: { root: string; entryFiles: readonly string[]; sourceDirs: readonly string[] }): {
-    hazards: Hazard[];
-    orchestrations: string[];
-} {
-    const root = resolve(options.root);
-    const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
+/**
+ * A program over `files` (and what they import) with the project's tsconfig.json options. Building one
+ * takes a second or two; several checks may share it.
+ */
+export function replayProgram(root: string, files: readonly string[]): ts.Program {
+    const config = ts.getParsedCommandLineOfConfigFile(join(resolve(root), 'tsconfig.json'), {}, {
         ...ts.sys,
         onUnRecoverableConfigFileDiagnostic: (d) => {
             throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
         },
     });
     if (!config) throw new Error('tsconfig.json could not be read');
-    const program = ts.createProgram(options.entryFiles.map((f) => resolve(root, f)), { ...config.options, noEmit: true });
+    return ts.createProgram(files.map((f) => resolve(root, f)), { ...config.options, noEmit: true });
+}
+
+export function findReplayHazards(options: {
+    root: string;
+    entryFiles: readonly string[];
+    sourceDirs: readonly string[];
+    /** A program that holds the entry files; one is built for them otherwise. */
+    program?: ts.Program;
+}): {
+    hazards: Hazard[];
+    orchestrations: string[];
+} {
+    const root = resolve(options.root);
+    const program = options.program ?? replayProgram(root, options.entryFiles);
     const checker = program.getTypeChecker();
     const sourceDirs = options.sourceDirs.map((d) => resolve(root, d) + sep);
     const isOwnSource = (file: ts.SourceFile) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { findReplayHazards } from '../support/replaySafety';
+import { findReplayHazards, replayProgram } from '../support/replaySafety';
 
 /**
  * Orchestrator code must be replay-safe: no clock, randomness, timers or I/O outside the Durable context.
@@ -10,29 +10,31 @@ import { findReplayHazards } from '../support/replaySafety';
  */
 
 const root = resolve(__dirname, '..', '..', '..');
+const APP_ENTRIES = ['src/functions/mcp.ts', 'src/functions/mineBlock.ts', 'src/functions/mineChain.ts'];
+const BAD = 'test/fixtures/replay-hazards/badOrchestrator.ts';
+const GOOD = 'test/fixtures/replay-hazards/goodOrchestrator.ts';
+/** One program for every check here: building it is most of the time. */
+const program = replayProgram(root, [...APP_ENTRIES, BAD, GOOD]);
 
 describe('replay safety of orchestrator code', () => {
     it('the app\'s orchestrators use nothing but the Durable context', () => {
-        const { hazards, orchestrations } = findReplayHazards({ root, entryFiles: ['src/functions/mineChain.ts'], sourceDirs: ['src'] });
+        const { hazards, orchestrations } = findReplayHazards({ root, entryFiles: ['src/functions/mineChain.ts'], sourceDirs: ['src'], program });
         assert.deepEqual(orchestrations, ['MINE_CHAIN']);
         assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}: ${h.reason}`).join('\n'));
     });
 
     it('every registration file in src/functions is covered', () => {
         // An orchestrator registered anywhere else would escape the check above.
-        const all = findReplayHazards({
-            root,
-            entryFiles: ['src/functions/mcp.ts', 'src/functions/mineBlock.ts', 'src/functions/mineChain.ts'],
-            sourceDirs: ['src'],
-        });
+        const all = findReplayHazards({ root, entryFiles: APP_ENTRIES, sourceDirs: ['src'], program });
         assert.deepEqual(all.orchestrations, ['MINE_CHAIN']);
     });
 
     it('catches every hazard in a planted bad example, including one a module away', () => {
         const { hazards } = findReplayHazards({
             root,
-            entryFiles: ['test/fixtures/replay-hazards/badOrchestrator.ts'],
+            entryFiles: [BAD],
             sourceDirs: ['test/fixtures/replay-hazards'],
+            program,
         });
         const found = hazards.map((h) => `${h.file.replace('test/fixtures/replay-hazards/', '')}:${h.line} ${h.text}`).sort();
         assert.deepEqual(found, [
@@ -52,8 +54,9 @@ describe('replay safety of orchestrator code', () => {
     it('passes a replay-safe example: the Durable clock, Date as a type, a factory, a helper module importing crypto', () => {
         const { hazards, orchestrations } = findReplayHazards({
             root,
-            entryFiles: ['test/fixtures/replay-hazards/goodOrchestrator.ts'],
+            entryFiles: [GOOD],
             sourceDirs: ['test/fixtures/replay-hazards'],
+            program,
         });
         assert.deepEqual(orchestrations, ["'GoodOrchestrator'"]);
         assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}`).join('\n'));
