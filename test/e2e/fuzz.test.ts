@@ -15,7 +15,7 @@ import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/te
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
-const COUNT = Number(process.env.FUZZ_COUNT ?? 2200);
+const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
 const CONCURRENCY = 12;
 const KEY = 'fuzz-test-function-key';
 
