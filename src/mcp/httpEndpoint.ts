@@ -73,7 +73,10 @@ async function withinLimits(request: Request): Promise<Request | Response> {
     if (nestsDeeperThan(body.text, MAX_JSON_DEPTH)) return nestedTooDeep();
     const rejection = headersLookRight(request.headers) ? checkMessage(parseOrUndefined(body.text)) : undefined;
     if (rejection) return new Response(JSON.stringify(rejection.body), { status: rejection.status, headers: JSON_HEADERS });
-    return new Request(request.url, { method: request.method, headers: request.headers, body: body.text });
+    // The text may differ in byte length from what arrived (invalid UTF-8 becomes U+FFFD): drop the old length.
+    const headers = new Headers(request.headers);
+    headers.delete('content-length');
+    return new Request(request.url, { method: request.method, headers, body: body.text });
 }
 
 /**
