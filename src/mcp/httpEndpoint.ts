@@ -34,9 +34,7 @@ export function internalError(): Response {
 
 /** 413, whatever the host's own (much larger) limit: no MCP message comes near it. */
 export function bodyTooLarge(): Response {
-    return jsonRpcError(413, -32000, `Payload Too Large: the request body must not exceed ${MAX_REQUEST_BODY_BYTES} bytes.`, {
-        Connection: 'close',
-    });
+    return jsonRpcError(413, -32000, `Payload Too Large: the request body must not exceed ${MAX_REQUEST_BODY_BYTES} bytes.`);
 }
 
 /** 400 for JSON nested absurdly deep, before anything recursive walks it. */
@@ -64,10 +62,11 @@ function parseOrUndefined(text: string): unknown {
 }
 
 /**
- * The body within the endpoint's limits, as a fresh Request for the transport (which then checks
- * Accept, Content-Type and JSON-RPC itself, in its own order); or the 4xx answer for a body beyond them.
+ * The request as the transport gets it: its body read within the endpoint's limits into a fresh Request
+ * (the transport then checks Accept, Content-Type and JSON-RPC itself, in its own order); or the answer
+ * for a body beyond the limits, a batch, or params that do not fit their method.
  */
-async function withinLimits(request: Request): Promise<Request | Response> {
+async function admit(request: Request): Promise<Request | Response> {
     const body = await readBodyWithin(request, MAX_REQUEST_BODY_BYTES);
     if (body.kind === 'tooLarge') return bodyTooLarge();
     if (nestsDeeperThan(body.text, MAX_JSON_DEPTH)) return nestedTooDeep();
@@ -90,7 +89,7 @@ export async function serveMcpRequest(request: Request, buildServer: () => McpSe
 
     let limited: Request | Response;
     try {
-        limited = await withinLimits(request);
+        limited = await admit(request);
     } catch (error) {
         // The body stream failed (the client went away mid-body): nothing to serve.
         log.warn('Reading the MCP request body failed', error);
