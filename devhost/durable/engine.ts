@@ -23,6 +23,7 @@ import { hasWork, type Actor, type Completion, type TakenMessages } from './acto
 import { activityInput, messageKey, parseJson, sameParent, schedulingEvent, startMessage } from './messages';
 import {
     ConcurrencyError,
+    InstanceMissingError,
     StorageRejectedError,
     type InboxMessage,
     type InstancePage,
@@ -245,10 +246,28 @@ export class Engine {
                     await this.#failForStorage(actor, err);
                     return;
                 }
+                if (err instanceof InstanceMissingError && (await this.#restore(actor))) continue;
                 const delay = storageRetryDelayMs(failures++);
                 this.#log('error', `Episode for ${actor.record.instanceId} failed; retrying: ${describe(err)} (next attempt in ${delay} ms)`, actor.record.name);
                 await new Promise((resolve) => setTimeout(resolve, delay));
             }
+        }
+    }
+
+    /**
+     * The store lost an instance this host is running (Azurite killed before it saved): memory holds its
+     * committed history and waiting messages, so write them back and carry on. False if that failed too.
+     */
+    async #restore(actor: Actor): Promise<boolean> {
+        try {
+            const restored = await this.options.store.restoreInstance(actor.record, actor.history, actor.inbox);
+            if (actor.retired) return false;
+            actor.record = restored;
+            this.#log('warning', `Instance ${actor.record.instanceId} was missing from storage; wrote it back from memory`, actor.record.name);
+            return true;
+        } catch (err) {
+            this.#log('error', `Writing instance ${actor.record.instanceId} back to storage failed: ${describe(err)}`, actor.record.name);
+            return false;
         }
     }
 

@@ -84,6 +84,16 @@ export class MemoryStore implements TaskHubStore {
         return this.#partitions.delete(instanceId);
     }
 
+    async restoreInstance(record: InstanceRecord, history: readonly HistoryEvent[], inbox: readonly InboxMessage[]): Promise<InstanceRecord> {
+        const restored = { ...copy(record), historyChunks: history.length > 0 ? 1 : 0, etag: this.#nextEtag() };
+        this.#partitions.set(record.instanceId, {
+            record: restored,
+            history: copy([...history]),
+            inbox: new Map(inbox.map((m) => [m.key, copy(m)])),
+        });
+        return copy(restored);
+    }
+
     #nextEtag(): string {
         return String(++this.#etag);
     }

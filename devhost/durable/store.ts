@@ -75,6 +75,15 @@ export class StorageRejectedError extends Error {
     override name = 'StorageRejectedError';
 }
 
+/**
+ * The store no longer holds the instance an episode updates: its row (or its whole table) is gone although
+ * this host never purged it. Azure Storage does not lose acknowledged writes, but Azurite does when it is
+ * killed (it saves to disk every few seconds); the engine then writes the instance back from memory.
+ */
+export class InstanceMissingError extends Error {
+    override name = 'InstanceMissingError';
+}
+
 export class LeaseError extends Error {
     override name = 'LeaseError';
 }
@@ -110,4 +119,10 @@ export interface TaskHubStore {
     activeInstances(): Promise<InstanceRecord[]>;
     /** Deletes everything about the instance; false if there was nothing. */
     purgeInstance(instanceId: string): Promise<boolean>;
+    /**
+     * Writes a loaded instance back after the store lost it (InstanceMissingError): its row, the history of
+     * its current execution and its waiting messages, replacing whatever is left of it. Answers the record
+     * as stored now (new concurrency token; the whole history counted as one chunk).
+     */
+    restoreInstance(record: InstanceRecord, history: readonly HistoryEvent[], inbox: readonly InboxMessage[]): Promise<InstanceRecord>;
 }

@@ -4,6 +4,7 @@ import { TERMINAL_STATUSES, type HistoryEvent, type RuntimeStatus } from './hist
 import { matchesQuery, pageOf } from './queryInstances';
 import {
     ConcurrencyError,
+    InstanceMissingError,
     LeaseError,
     StorageRejectedError,
     type EpisodeCommit,
@@ -184,6 +185,29 @@ export class TableStore implements TaskHubStore {
         return rows.some((row) => row.rowKey === INSTANCE_ROW);
     }
 
+    async restoreInstance(record: InstanceRecord, history: readonly HistoryEvent[], inbox: readonly InboxMessage[]): Promise<InstanceRecord> {
+        // The table itself may be what was lost.
+        await this.#table.createTable();
+        const pk = partitionKey(record.instanceId);
+        // Whatever is left of the partition goes first, so no stale history chunk is read back with the restored one.
+        const leftovers = await this.#rows(pk, '');
+        for (let i = 0; i < leftovers.length; i += MAX_BATCH) {
+            await this.#table.submitTransaction(leftovers.slice(i, i + MAX_BATCH).map((row): TransactionAction => ['delete', row]));
+        }
+        const restored: InstanceRecord = { ...record, historyChunks: history.length > 0 ? 1 : 0 };
+        const actions: TransactionAction[] = [['upsert', instanceEntity(restored), 'Replace']];
+        if (history.length > 0) {
+            const rowKey = `h_${record.executionId}_${String(0).padStart(6, '0')}`;
+            actions.push(['upsert', withinSizeLimit({ partitionKey: pk, rowKey, ...writeText('Events', JSON.stringify(history)) }), 'Replace']);
+        }
+        const room = MAX_BATCH - actions.length;
+        for (const message of inbox.slice(0, room)) actions.push(['upsert', messageEntity(pk, message), 'Replace']);
+        const etag = await this.#transact(actions);
+        // More messages than one transaction holds: the rest one by one (each is idempotent by key).
+        for (const message of inbox.slice(room)) await this.addMessage(record.instanceId, message);
+        return { ...restored, etag };
+    }
+
     /** Rows of one partition whose RowKey starts with `prefix`, in RowKey order. */
     async #rows(pk: string, prefix: string): Promise<Entity[]> {
         const filter = prefix
@@ -204,6 +228,8 @@ export class TableStore implements TaskHubStore {
         } catch (err) {
             const status = statusOf(err);
             if (status === 412 || status === 409) throw new ConcurrencyError(`The instance changed concurrently: ${describe(err)}`);
+            // The row to update, or the table, is gone: storage lost it (this host retires an instance before purging it).
+            if (status === 404) throw new InstanceMissingError(`The instance is missing from storage: ${describe(err)}`);
             // The service refused the data itself; sending it again cannot help.
             if (status === 400 || status === 413) throw new StorageRejectedError(describe(err));
             throw err;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Engine, storageRetryDelayMs } from '../../devhost/durable/engine';
+import { EventType } from '../../devhost/durable/history';
 import { MemoryStore } from '../../devhost/durable/memoryStore';
-import type { EpisodeCommit, InstanceRecord } from '../../devhost/durable/store';
+import { InstanceMissingError, type EpisodeCommit, type InstanceRecord } from '../../devhost/durable/store';
 import type { LogRecord } from '../../devhost/logger';
 import { FunctionsCore, type RegisteredFunction } from '../../devhost/worker/functionsCore';
 import { installFunctionsCore } from '../../devhost/worker/installCore';
@@ -25,6 +26,21 @@ class LostAnswerStore extends MemoryStore {
         const committed = await super.commitEpisode(commit);
         if (this.lose.has(++this.commits)) throw new Error('socket hang up (the commit was applied)');
         return committed;
+    }
+}
+
+/** Loses the instance (as a killed Azurite does with its unsaved writes) before the chosen commits. */
+class ForgetfulStore extends MemoryStore {
+    commits = 0;
+    constructor(private readonly forget: ReadonlySet<number>) {
+        super();
+    }
+    override async commitEpisode(commit: EpisodeCommit): Promise<InstanceRecord> {
+        if (this.forget.has(++this.commits)) {
+            await this.purgeInstance(commit.record.instanceId);
+            throw new InstanceMissingError('The instance is missing from storage: ResourceNotFound');
+        }
+        return super.commitEpisode(commit);
     }
 }
 
@@ -68,6 +84,19 @@ describe('the Durable engine when a commit is applied but its answer is lost', (
         assert.ok(logs.some((r) => /failed; retrying: socket hang up/.test(r.message)), 'the fault was hit');
         assert.equal(record.runtimeStatus, 'Completed');
         assert.deepEqual(JSON.parse(record.output ?? 'null'), ['Hello a!', 'Hello b!', 'Hello c!']);
+    });
+
+    test('an instance the store lost is written back from memory and finishes, nothing lost', async () => {
+        // Commit 3 records the second activity's result; the store has forgotten everything by then.
+        const store = new ForgetfulStore(new Set([3]));
+        const record = await run(store, 'Chain', ['p', 'q', 'r']);
+        assert.ok(logs.some((r) => /was missing from storage; wrote it back from memory/.test(r.message)), 'the fault was hit');
+        assert.equal(record.runtimeStatus, 'Completed');
+        assert.deepEqual(JSON.parse(record.output ?? 'null'), ['Hello p!', 'Hello q!', 'Hello r!']);
+        // The stored history is whole again: the restored part, then the episodes after it.
+        const history = await store.loadHistory(record);
+        assert.equal(history.filter((e) => e.EventType === EventType.TaskCompleted).length, 3);
+        assert.equal(history.filter((e) => e.EventType === EventType.TaskScheduled).length, 3, 'no activity scheduled twice');
     });
 
     test('the same holds when the final commit loses its answer', async () => {
