@@ -19,10 +19,12 @@ const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
 const CONCURRENCY = 12;
 const KEY = 'fuzz-test-function-key';
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Text that would betray internals: a stack frame, a path on disk, an address or route behind the app, the key. */
 const LEAKS: readonly [string, RegExp][] = [
     ['a stack frame', /\n\s+at \S/],
-    ['a file path', /\/work\/|\/home\/|dist\/|node_modules|\.js:\d|\.ts:\d/],
+    ['a file path', new RegExp(`${escapeRegExp(repoRoot)}|/home/|/tmp/|dist/|node_modules|\\.js:\\d|\\.ts:\\d`)],
     ['an internal URL', /127\.0\.0\.1|localhost:|runtime\/webhooks|durabletask|code=/i],
     ['the function key', new RegExp(KEY)],
 ];
