@@ -60,6 +60,10 @@ export class TableStore implements TaskHubStore {
         const tableName = `${options.hubName}Devhost`;
         this.#table = TableClient.fromConnectionString(options.connectionString, tableName, {
             allowInsecureConnection: true,
+            // Brief client retries: the engine retries failed episodes itself, with backoff. The client's defaults
+            // (3 retries from 1 s, exponential) held every call through an outage for about 6 s before the engine
+            // even heard of it, and as long again after storage was back.
+            retryOptions: { maxRetries: 2, retryDelayInMs: 250, maxRetryDelayInMs: 2000 },
         });
         this.description = `Azure Tables: table ${tableName} at ${this.#table.url.replace(/\/[^/]*$/, '')}`;
     }

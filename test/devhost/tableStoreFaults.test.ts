@@ -14,16 +14,23 @@ import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/te
  */
 
 const RENEW_MS = 50;
+
+// One Azurite for the file; each suite has a task hub of its own.
+let azurite: TestAzurite;
+before(async () => {
+    azurite = await startTestAzurite();
+});
+after(async () => {
+    await azurite?.stop();
+});
 const settle = () => new Promise((resolve) => setTimeout(resolve, RENEW_MS * 6));
 
 describe('the task hub lease under storage faults', () => {
-    let azurite: TestAzurite;
     let store: TableStore;
     let table: TableClient;
     const lost: string[] = [];
 
     before(async () => {
-        azurite = await startTestAzurite();
         const hubName = uniqueHubName('lease');
         store = new TableStore({ connectionString: azurite.connectionString, hubName, onLeaseLost: (reason) => void lost.push(reason), renewEveryMs: RENEW_MS });
         await store.open();
@@ -31,7 +38,6 @@ describe('the task hub lease under storage faults', () => {
     });
     after(async () => {
         await store?.close();
-        await azurite?.stop();
     });
 
     const leaseRow = () => table.getEntity<{ Owner: string; ExpiresAt: Date }>('$lease', 'lease');
@@ -63,12 +69,10 @@ describe('the task hub lease under storage faults', () => {
 });
 
 describe('an instance that storage lost', () => {
-    let azurite: TestAzurite;
     let store: TableStore;
     let table: TableClient;
 
     before(async () => {
-        azurite = await startTestAzurite();
         const hubName = uniqueHubName('lost');
         store = new TableStore({ connectionString: azurite.connectionString, hubName });
         await store.open();
@@ -76,7 +80,6 @@ describe('an instance that storage lost', () => {
     });
     after(async () => {
         await store?.close();
-        await azurite?.stop();
     });
 
     const event = (type: EventType, id: number): HistoryEvent => ({ EventType: type, EventId: id, IsPlayed: true, Timestamp: new Date().toISOString() });
