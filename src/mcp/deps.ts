@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { WorkflowClient } from '../workflow/client';
 import type { Clock } from '../workflow/budgetedWait';
+import type { Tenant } from '../workflow/tenant';
 
 /** Where the tools write what the client is not told (backend errors); InvocationContext fits. */
 export interface Log {
@@ -13,6 +14,8 @@ export interface ToolDeps {
     client: WorkflowClient;
     config: Config;
     log: Log;
+    /** The caller: the tools see and start only this tenant's workflows. */
+    tenant: Tenant;
     /** For tests; the system clock otherwise. */
     clock?: Clock;
 }

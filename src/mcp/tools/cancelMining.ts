@@ -5,7 +5,7 @@ import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
 import { budgetedWait } from '../../workflow/budgetedWait';
 import { isNotFoundError, withTimeout } from '../../workflow/client';
-import { isWellFormedWorkflowId } from '../../workflow/ids';
+import { isTenantWorkflowId } from '../../workflow/ids';
 import { CANCEL_REASON, isTerminal, notFound, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
 export const CANCEL_MINING_DESCRIPTION =
@@ -36,7 +36,7 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
             },
         },
         ({ workflow_id }, extra) => guarded('cancel_mining', log, async () => {
-            if (!isWellFormedWorkflowId(workflow_id)) return statusResult(notFound(workflow_id));
+            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id));
             try {
                 // The client pastes the reason into a URL unencoded; encoding it keeps it one query value.
                 // Terminating an instance that already ended is accepted and changes nothing.

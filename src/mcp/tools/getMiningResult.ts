@@ -3,7 +3,7 @@ import type { ToolDeps } from '../deps';
 import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
-import { isWellFormedWorkflowId } from '../../workflow/ids';
+import { isTenantWorkflowId } from '../../workflow/ids';
 import { notFound, toWorkflowStatus } from '../../workflow/status';
 
 export const GET_MINING_RESULT_DESCRIPTION =
@@ -32,8 +32,9 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
             },
         },
         ({ workflow_id }) => guarded('get_mining_result', log, async () => {
-            // Checked before the backend sees it: the durable client puts ids into URLs.
-            if (!isWellFormedWorkflowId(workflow_id)) return statusResult(notFound(workflow_id));
+            // Checked before the backend sees it (the durable client puts ids into URLs); another
+            // tenant's workflow is not_found, like an unknown one.
+            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id));
             let durable;
             try {
                 durable = await readDurableStatus(deps, workflow_id);

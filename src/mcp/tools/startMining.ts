@@ -3,11 +3,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
-import { readDurableStatus } from './readStatus';
+import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
 import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
-import { newWorkflowId } from '../../workflow/ids';
+import { keyedWorkflowId, newWorkflowId } from '../../workflow/ids';
 import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
 export function startMiningDescription(waitBudgetSeconds: number): string {
@@ -18,8 +18,81 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
         'If status is "running", call get_mining_result with the returned workflow_id after poll_after_seconds, ' +
         'and keep polling that way until status is "completed" or "failed". ' +
         'If status is "failed", do not poll; tell the user the `error`. ' +
-        'Each extra bit of difficulty doubles the expected work.'
+        'Each extra bit of difficulty doubles the expected work. ' +
+        'Pass an idempotency_key when you may retry this call, so that a retry does not start the work twice.'
     );
+}
+
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+export const KEY_REUSED =
+    'This idempotency_key was already used with other arguments. Use a new key for different work, or the same ' +
+    'arguments to get the workflow the key started.';
+
+const START_REFUSED = 'Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.';
+
+/** The arguments a workflow was started with, from its stored input (absent when the backend shows none). */
+const storedInputSchema = z.object({ difficulty: z.number(), blocks: z.number() });
+
+function sameArguments(durable: DurableStatusLike, input: MineChainInput): boolean {
+    const stored = storedInputSchema.safeParse(durable.input);
+    return stored.success && stored.data.difficulty === input.difficulty && stored.data.blocks === input.blocks;
+}
+
+/**
+ * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
+ * one workflow id per tenant, so a retry reads that id first; two first calls racing both try to start
+ * it, the backend refuses the second (the instance exists and runs), and the loser reads what the
+ * winner started. The key is remembered as long as the workflow's history is kept.
+ */
+async function startOrFind(
+    deps: ToolDeps,
+    input: MineChainInput,
+    idempotencyKey: string | undefined
+): Promise<{ workflowId: string } | { error: string }> {
+    const { log, tenant } = deps;
+    if (idempotencyKey === undefined) {
+        const workflowId = newWorkflowId(tenant);
+        try {
+            await startNew(deps, workflowId, input);
+            return { workflowId };
+        } catch (error) {
+            log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
+            return { error: START_REFUSED };
+        }
+    }
+
+    const workflowId = keyedWorkflowId(tenant, idempotencyKey);
+    const existing = async (): Promise<{ workflowId: string } | { error: string } | undefined> => {
+        const durable = await readDurableStatus(deps, workflowId);
+        if (durable === undefined) return undefined;
+        return sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED };
+    };
+    try {
+        const found = await existing();
+        if (found !== undefined) return found;
+    } catch (error) {
+        log.error(`start_mining: status read for ${workflowId} failed`, error);
+        return { error: BACKEND_UNAVAILABLE };
+    }
+    try {
+        await startNew(deps, workflowId, input);
+        return { workflowId };
+    } catch (startError) {
+        // Most likely another call with the same key started it first (the backend's 409): look again.
+        try {
+            const found = await existing();
+            if (found !== undefined) return found;
+        } catch (readError) {
+            log.warn(`start_mining: status read for ${workflowId} failed`, readError);
+        }
+        log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
+        return { error: START_REFUSED };
+    }
+}
+
+async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInput): Promise<void> {
+    await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
 }
 
 export function registerStartMining(server: McpServer, deps: ToolDeps): void {
@@ -27,13 +100,15 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
+    const keyBound = `idempotency_key must be a string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
 
     server.registerTool(
         'start_mining',
         {
             title: 'Start mining',
             description: startMiningDescription(config.waitBudgetSeconds),
-            inputSchema: {
+            // Strict: an argument this tool does not know is an error, not silently dropped.
+            inputSchema: z.strictObject({
                 difficulty: z
                     .number({ error: difficultyBound })
                     .int({ error: difficultyBound })
@@ -50,34 +125,35 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
                     .max(maxBlocks, { error: blocksBound })
                     .default(chainLength)
                     .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
-            },
+                idempotency_key: z
+                    .string({ error: keyBound })
+                    .min(1, { error: keyBound })
+                    .max(IDEMPOTENCY_KEY_MAX_LENGTH, { error: keyBound })
+                    .optional()
+                    .describe(
+                        'Optional. A key you choose for this piece of work (1 to 255 characters). Calling again with the same ' +
+                            'key and arguments returns the workflow it started instead of starting another, so a retry is safe.'
+                    ),
+            }),
             outputSchema: startStatusSchema,
             annotations: {
                 title: 'Start mining',
                 readOnlyHint: false,
                 // It creates work and destroys nothing.
                 destructiveHint: false,
-                // Every call starts another workflow.
+                // Without an idempotency_key every call starts another workflow.
                 idempotentHint: false,
                 // It talks to this app's own workflow backend only.
                 openWorldHint: false,
             },
         },
-        ({ difficulty, blocks }, extra) => guarded('start_mining', log, async () => {
+        ({ difficulty, blocks, idempotency_key }, extra) => guarded('start_mining', log, async () => {
             const clock = deps.clock ?? systemClock;
             const calledAt = clock.now();
-            const workflowId = newWorkflowId();
             const input: MineChainInput = { difficulty, blocks };
-            try {
-                await withTimeout(
-                    deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }),
-                    BACKEND_CALL_TIMEOUT_MS,
-                    'The start request'
-                );
-            } catch (error) {
-                log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
-                return toolError('Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.');
-            }
+            const started = await startOrFind(deps, input, idempotency_key);
+            if ('error' in started) return toolError(started.error);
+            const { workflowId } = started;
 
             const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
             const report = progressReporter(extra, log);

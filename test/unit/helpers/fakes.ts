@@ -21,16 +21,18 @@ export class FakeClock implements Clock {
     sleep(ms: number, signal?: AbortSignal): Promise<void> {
         if (signal?.aborted) return Promise.resolve();
         return new Promise((resolve) => {
-            const timer = { at: this.time + ms, ms, fire: resolve };
+            const onAbort = () => {
+                this.timers = this.timers.filter((t) => t !== timer);
+                resolve();
+            };
+            // Like systemClock, a timer that fires lets go of the signal.
+            const fire = () => {
+                signal?.removeEventListener('abort', onAbort);
+                resolve();
+            };
+            const timer = { at: this.time + ms, ms, fire };
             this.timers.push(timer);
-            signal?.addEventListener(
-                'abort',
-                () => {
-                    this.timers = this.timers.filter((t) => t !== timer);
-                    resolve();
-                },
-                { once: true }
-            );
+            signal?.addEventListener('abort', onAbort, { once: true });
             this.schedule();
         });
     }
