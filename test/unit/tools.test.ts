@@ -358,6 +358,8 @@ describe('get_mining_result', () => {
         const { call } = await connect(new FakeDurableClient(() => state('Running')));
         assert.match(errorText(await call('get_mining_result', { workflow_id: 'x'.repeat(1001) })), /workflow_id must be at most 1000 characters/);
         assert.match(errorText(await call('get_mining_result', {})), /workflow_id must be a string/);
+        assert.match(errorText(await call('get_mining_result', { workflow_id: 'shared-a', extra: 1 })), /extra/);
+        assert.match(errorText(await call('cancel_mining', { workflow_id: 'shared-a', extra: 1 })), /extra/);
     });
 });
 
