@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -184,8 +184,9 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
     });
 
     test('a failing activity gives failed with reason error and a message safe to show', async () => {
-        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API.
-        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain`, {
+        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API,
+        // under an id of the shared tenant (every caller's, as App Service Authentication is off here).
+        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain/shared-${randomUUID()}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ difficulty: 300, blocks: 1 }),
