@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { pollUntilDone as poll } from '../support/polling';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import type { SpawnedHost } from '../support/spawnHost';
 
 /**
  * Retries and strangers, end to end: the SDK client over HTTP against the app on the local host with
@@ -21,7 +22,7 @@ interface Status {
 const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
 
 describe('idempotency keys and tenants end to end', () => {
-    let azurite: TestAzurite;
+    let app: AppOnAzurite;
     let host: SpawnedHost;
     const clients: Client[] = [];
 
@@ -62,33 +63,16 @@ describe('idempotency keys and tenants end to end', () => {
         return ids;
     }
 
-    async function pollUntilDone(client: Client, id: string): Promise<Status> {
-        const deadline = Date.now() + 120_000;
-        for (;;) {
-            const status = statusOf(await call(client, 'get_mining_result', { workflow_id: id }));
-            if (status.status !== 'running') return status;
-            assert.ok(Date.now() < deadline, `${id} still running`);
-            await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-    }
+    const pollUntilDone = (client: Client, id: string) =>
+        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id);
 
     before(async () => {
-        azurite = await startTestAzurite();
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('retries'),
-                WAIT_BUDGET_SECONDS: '1',
-                WEBSITE_AUTH_ENABLED: 'True',
-            },
-        });
+        app = await startAppOnAzurite('retries', { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True' });
+        host = app.host;
     });
     after(async () => {
         for (const client of clients) await client.close().catch(() => undefined);
-        await host?.stop();
-        await azurite?.stop();
+        await app?.stop();
     });
 
     test('fifty concurrent calls with one idempotency key start exactly one orchestration', async () => {

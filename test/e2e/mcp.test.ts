@@ -4,8 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { pollUntilDone as poll } from '../support/polling';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import type { SpawnedHost } from '../support/spawnHost';
 
 /**
  * The product end to end: the MCP SDK's own client, over HTTP, against the function app running on the
@@ -73,7 +74,7 @@ function verifyChain(result: Mined, difficulty: number, blocks: number): void {
 }
 
 describe('MCP end to end: the SDK client against the app on the local host', () => {
-    let azurite: TestAzurite;
+    let app: AppOnAzurite;
     let host: SpawnedHost;
     let mcpUrl: URL;
     const clients: Client[] = [];
@@ -99,33 +100,18 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         return status;
     }
 
-    async function pollUntilDone(client: Client, id: string, timeoutMs = 120_000): Promise<Status> {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            const status = statusOf(await call(client, 'get_mining_result', { workflow_id: id }));
-            if (status.status !== 'running') return status;
-            assert.ok(Date.now() < deadline, `${id} still running`);
-            await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-    }
+    const pollUntilDone = (client: Client, id: string, timeoutMs?: number) =>
+        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id, timeoutMs);
 
     before(async () => {
-        azurite = await startTestAzurite();
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('mcp'),
-                WAIT_BUDGET_SECONDS: '1',
-            },
-        });
-        mcpUrl = new URL(`${host.url}/api/mcp`);
+        app = await startAppOnAzurite('mcp', { WAIT_BUDGET_SECONDS: '1' });
+        ({ host, mcpUrl } = app);
     });
     after(async () => {
         for (const client of clients) await client.close().catch(() => undefined);
+        // The crash test replaces the host: stop the one running now.
         await host?.stop();
-        await azurite?.stop();
+        await app?.stop();
     });
 
     test('tools/list: three tools with input and output schemas, annotations and an imperative description', async () => {
