@@ -18,6 +18,8 @@ export interface ToolDeps {
     tenant: Tenant;
     /** For tests; the system clock otherwise. */
     clock?: Clock;
+    /** Wall time in ms since the epoch, for task ttls (the Clock is monotonic); Date.now otherwise. */
+    wallNow?: () => number;
 }
 
 /** How long one backend call (a status read, a terminate) may take before the tool gives up on it. */

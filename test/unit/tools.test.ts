@@ -110,8 +110,11 @@ describe('tools/list', () => {
         assert.deepEqual(statusEnum('cancel_mining'), ['completed', 'running', 'failed', 'not_found']);
         for (const tool of tools) {
             const props = Object.keys(tool.outputSchema?.properties ?? {}).sort();
-            assert.deepEqual(props, ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'workflow_id']);
+            assert.deepEqual(props, ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id']);
         }
+        // start_mining is also an MCP task tool; a plain call keeps its budgeted wait.
+        assert.deepEqual(byName.get('start_mining')?.execution, { taskSupport: 'optional' });
+        assert.deepEqual(byName.get('get_mining_result')?.execution, { taskSupport: 'forbidden' });
     });
 });
 
@@ -162,8 +165,12 @@ describe('start_mining', () => {
         assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);
         // One notification per change of blocks_done, increasing.
         assert.deepEqual(
-            progress.map((p) => [p.progress, p.total]),
-            [[0, 4], [1, 4], [2, 4]]
+            progress.map((p) => [p.progress, p.total, p.message]),
+            [
+                [0, 4, 'Mining block 1 of 4'],
+                [1, 4, 'Mined block 1 of 4'],
+                [2, 4, 'Mined block 2 of 4'],
+            ]
         );
     });
 

@@ -34,7 +34,7 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
         ({ workflow_id }) => guarded('get_mining_result', log, async () => {
             // Checked before the backend sees it (the durable client puts ids into URLs); another
             // tenant's workflow is not_found, like an unknown one.
-            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id));
+            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
             let durable;
             try {
                 durable = await readDurableStatus(deps, workflow_id);
@@ -42,8 +42,8 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
                 log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
                 return toolError(BACKEND_UNAVAILABLE);
             }
-            if (durable === undefined) return statusResult(notFound(workflow_id));
-            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }));
+            if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
+            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
         })
     );
 }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { DurableTaskStore } from '../tasks/durableTaskStore';
+import { answerPlainCallsWith } from '../tasks/plainCalls';
+import type { ToolExtra } from '../progress';
+import { progressMessage } from '../progressMessage';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
@@ -95,59 +100,58 @@ async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInpu
     await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
 }
 
-export function registerStartMining(server: McpServer, deps: ToolDeps): void {
-    const { config, log } = deps;
+function startInputSchema(config: ToolDeps['config']) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
     const keyBound = `idempotency_key must be a string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
+    // Strict: an argument this tool does not know is an error, not silently dropped.
+    return z.strictObject({
+        difficulty: z
+            .number({ error: difficultyBound })
+            .int({ error: difficultyBound })
+            .min(0, { error: difficultyBound })
+            .max(maxDifficulty, { error: difficultyBound })
+            .default(defaultDifficulty)
+            .describe(`Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`),
+        blocks: z
+            .number({ error: blocksBound })
+            .int({ error: blocksBound })
+            .min(1, { error: blocksBound })
+            .max(maxBlocks, { error: blocksBound })
+            .default(chainLength)
+            .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
+        idempotency_key: z
+            .string({ error: keyBound })
+            .min(1, { error: keyBound })
+            .max(IDEMPOTENCY_KEY_MAX_LENGTH, { error: keyBound })
+            .optional()
+            .describe(
+                'Optional. A key you choose for this piece of work (1 to 255 characters). Calling again with the same ' +
+                    'key and arguments returns the workflow it started instead of starting another, so a retry is safe.'
+            ),
+    });
+}
 
-    server.registerTool(
-        'start_mining',
-        {
-            title: 'Start mining',
-            description: startMiningDescription(config.waitBudgetSeconds),
-            // Strict: an argument this tool does not know is an error, not silently dropped.
-            inputSchema: z.strictObject({
-                difficulty: z
-                    .number({ error: difficultyBound })
-                    .int({ error: difficultyBound })
-                    .min(0, { error: difficultyBound })
-                    .max(maxDifficulty, { error: difficultyBound })
-                    .default(defaultDifficulty)
-                    .describe(
-                        `Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`
-                    ),
-                blocks: z
-                    .number({ error: blocksBound })
-                    .int({ error: blocksBound })
-                    .min(1, { error: blocksBound })
-                    .max(maxBlocks, { error: blocksBound })
-                    .default(chainLength)
-                    .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
-                idempotency_key: z
-                    .string({ error: keyBound })
-                    .min(1, { error: keyBound })
-                    .max(IDEMPOTENCY_KEY_MAX_LENGTH, { error: keyBound })
-                    .optional()
-                    .describe(
-                        'Optional. A key you choose for this piece of work (1 to 255 characters). Calling again with the same ' +
-                            'key and arguments returns the workflow it started instead of starting another, so a retry is safe.'
-                    ),
-            }),
-            outputSchema: startStatusSchema,
-            annotations: {
-                title: 'Start mining',
-                readOnlyHint: false,
-                // It creates work and destroys nothing.
-                destructiveHint: false,
-                // Without an idempotency_key every call starts another workflow.
-                idempotentHint: false,
-                // It talks to this app's own workflow backend only.
-                openWorldHint: false,
-            },
-        },
-        ({ difficulty, blocks, idempotency_key }, extra) => guarded('start_mining', log, async () => {
+/** The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms, or none. */
+function requestedTtlMs(ttl: number | undefined): number | undefined {
+    return ttl !== undefined && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER) : undefined;
+}
+
+/**
+ * start_mining: a task tool with taskSupport 'optional'. A task-augmented call (MCP Tasks) starts the
+ * workflow and answers at once with the task, whose id is the workflow id; the client then polls with
+ * tasks/get and fetches the answer with tasks/result. A plain call keeps DESIGN's budgeted wait (see
+ * plainCalls.ts). Both go through startOrFind, so an idempotency_key dedupes either way: the task id
+ * of a keyed call is the keyed workflow id.
+ */
+export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): void {
+    const { config, log } = deps;
+    const inputSchema = startInputSchema(config);
+
+    async function plainCall(args: unknown, extra: ToolExtra): Promise<CallToolResult> {
+        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
+        return guarded('start_mining', log, async () => {
             const clock = deps.clock ?? systemClock;
             const calledAt = clock.now();
             const input: MineChainInput = { difficulty, blocks };
@@ -183,7 +187,67 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
                 outcome.last === undefined
                     ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
                     : toWorkflowStatus(workflowId, outcome.last, options);
-            return statusResult(status);
-        })
+            return statusResult(status, config.maxResultChars);
+        });
+    }
+
+    async function createTask(args: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
+        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
+        const ttl = requestedTtlMs(extra.taskRequestedTtl);
+        const input: MineChainInput = ttl === undefined ? { difficulty, blocks } : { difficulty, blocks, task_ttl_ms: ttl };
+        const started = await startOrFind(deps, input, idempotency_key);
+        // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
+        if ('error' in started) throw new Error(started.error);
+        const { workflowId } = started;
+        // The task as the backend sees it (a keyed call may find one that already ended)...
+        const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
+            log.warn(`start_mining: task read for ${workflowId} failed`, error);
+            return null;
+        });
+        if (task !== null) return { task };
+        // ...or, right after the start, as it was started: the workflow exists, so the task does.
+        const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
+        const working: Task = {
+            taskId: workflowId,
+            status: 'working',
+            ttl: ttl ?? null,
+            createdAt: now,
+            lastUpdatedAt: now,
+            pollInterval: config.pollAfterSeconds * 1000,
+            statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
+        };
+        return { task: working };
+    }
+
+    server.experimental.tasks.registerToolTask(
+        'start_mining',
+        {
+            title: 'Start mining',
+            description: startMiningDescription(config.waitBudgetSeconds),
+            inputSchema,
+            outputSchema: startStatusSchema,
+            annotations: {
+                title: 'Start mining',
+                readOnlyHint: false,
+                // It creates work and destroys nothing.
+                destructiveHint: false,
+                // Without an idempotency_key every call starts another workflow.
+                idempotentHint: false,
+                // It talks to this app's own workflow backend only.
+                openWorldHint: false,
+            },
+            execution: { taskSupport: 'optional' },
+        },
+        {
+            createTask,
+            // SDK 1.32 answers tasks/get and tasks/result from the task store and never calls these two.
+            getTask: async (_args, extra) => {
+                const task = await taskStore.getTask(extra.taskId);
+                if (task === null) throw new Error('Task not found');
+                return task;
+            },
+            getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
+        }
     );
+    answerPlainCallsWith(server, new Map([['start_mining', plainCall]]));
 }

@@ -96,6 +96,19 @@ export class FakeDurableClient implements WorkflowClient {
         if (this.terminateError) throw this.terminateError(instanceId);
     }
 
+    /** What getStatusBy answers (list items carry instanceId and ISO times, as the real client gives them). */
+    listed: DurableStatusLike[] = [];
+
+    async getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]> {
+        this.calls.push({ method: 'getStatusBy', args: [filter] });
+        return this.listed;
+    }
+
+    async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {
+        this.calls.push({ method: 'purgeInstanceHistory', args: [instanceId] });
+        return { instancesDeleted: 1 };
+    }
+
     count(method: string): number {
         return this.calls.filter((c) => c.method === method).length;
     }
