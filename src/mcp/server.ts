@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from './deps';
 import { registerWorkflowResource } from './resources';
+import { registerBoundedTaskResult } from './tasks/boundedTaskResult';
 import { DurableTaskStore } from './tasks/durableTaskStore';
 import { registerCancelMining } from './tools/cancelMining';
 import { registerGetMiningResult } from './tools/getMiningResult';
@@ -47,5 +48,6 @@ export function buildMcpServer(deps: ToolDeps): McpServer {
     registerGetMiningResult(server, deps);
     registerCancelMining(server, deps);
     registerWorkflowResource(server, deps);
+    registerBoundedTaskResult(server, deps, taskStore);
     return server;
 }

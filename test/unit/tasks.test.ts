@@ -212,6 +212,29 @@ describe('MCP Tasks: tasks/get and tasks/result from the Durable status', () => 
     });
 });
 
+describe('MCP Tasks: tasks/result', () => {
+    it('waits for the end within the wait budget, and then says to poll instead of holding the request open', async () => {
+        const backend = new MemoryBackend();
+        const { tasks, startTask, clock } = await connect(backend);
+        const { task } = await startTask({ blocks: 4 });
+        await rejectsWith(tasks.getTaskResult(task.taskId, CallToolResultSchema), -32600, /still working after 20 s\. Poll tasks\/get/);
+        assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);
+
+        // Ends while tasks/result waits: answered as soon as it is seen.
+        const read = backend.getStatus.bind(backend);
+        let reads = 0;
+        backend.getStatus = async (id) => {
+            if (++reads === 3) backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
+            return read(id);
+        };
+        const waitedFrom = clock.time;
+        const result = (await tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult;
+        assert.ok(clock.time - waitedFrom < 1000);
+        assert.equal((result.structuredContent as { status: string }).status, 'completed');
+        assert.deepEqual(result._meta, { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
+    });
+});
+
 describe('MCP Tasks: tasks/cancel', () => {
     it('ends the workflow as cancel_mining does and answers cancelled; an ended task cannot be cancelled again', async () => {
         const backend = new MemoryBackend();
