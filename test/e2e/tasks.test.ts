@@ -4,8 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 
 /**
  * The protocol features over real HTTP: the MCP SDK's client against the app on the local host, Durable
@@ -55,8 +54,7 @@ function verifyChain(blocks: Block[], difficulty: number, count: number): void {
 const WAIT_BUDGET_SECONDS = 5;
 
 describe('MCP Tasks, progress and resources over HTTP against the app on the local host', () => {
-    let azurite: TestAzurite;
-    let host: SpawnedHost;
+    let app: AppOnAzurite;
     let mcpUrl: URL;
     const clients: Client[] = [];
 
@@ -74,28 +72,20 @@ describe('MCP Tasks, progress and resources over HTTP against the app on the loc
     const statusOf = (result: CallToolResult) => result.structuredContent as unknown as Status;
 
     before(async () => {
-        azurite = await startTestAzurite();
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('tasks'),
-                WAIT_BUDGET_SECONDS: String(WAIT_BUDGET_SECONDS),
-                // The task poll interval (pollInterval = POLL_AFTER_SECONDS s) the client sleeps between tasks/get.
-                POLL_AFTER_SECONDS: '1',
-                MAX_RESULT_CHARS: '1000',
-                // Long chains of quick blocks: progress every fraction of a second for many seconds.
-                MAX_BLOCKS: '64',
-                WEBSITE_AUTH_ENABLED: 'True',
-            },
+        app = await startAppOnAzurite('tasks', {
+            WAIT_BUDGET_SECONDS: String(WAIT_BUDGET_SECONDS),
+            // The task poll interval (pollInterval = POLL_AFTER_SECONDS s) the client sleeps between tasks/get.
+            POLL_AFTER_SECONDS: '1',
+            MAX_RESULT_CHARS: '1000',
+            // Long chains of quick blocks: progress every fraction of a second for many seconds.
+            MAX_BLOCKS: '64',
+            WEBSITE_AUTH_ENABLED: 'True',
         });
-        mcpUrl = new URL(`${host.url}/api/mcp`);
+        mcpUrl = app.mcpUrl;
     });
     after(async () => {
         for (const client of clients) await client.close().catch(() => undefined);
-        await host?.stop();
-        await azurite?.stop();
+        await app?.stop();
     });
 
     test('callToolStream runs a mining task to completion by polling tasks/get, then tasks/result', async () => {
