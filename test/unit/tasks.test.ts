@@ -127,6 +127,18 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         });
     });
 
+    it("leaves a plain call its budgeted wait: running after WAIT_BUDGET_SECONDS, not the SDK's polling until the end", async () => {
+        const backend = new MemoryBackend();
+        const { client, clock } = await connect(backend);
+        const plain = (await client.callTool({ name: 'start_mining', arguments: { blocks: 4 } })) as CallToolResult;
+        assert.equal((plain.structuredContent as { status: string }).status, 'running');
+        assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);
+        // Invalid arguments are still the SDK's tool error on this path.
+        const invalid = (await client.callTool({ name: 'start_mining', arguments: { blocks: 0 } })) as CallToolResult;
+        assert.equal(invalid.isError, true);
+        assert.match(JSON.stringify(invalid.content), /blocks must be an integer from 1 to 16/);
+    });
+
     it('dedupes with an idempotency_key like a plain call: the task id is the keyed workflow id', async () => {
         const backend = new MemoryBackend();
         const { client, startTask } = await connect(backend);
