@@ -14,6 +14,7 @@ export const SETTING_NAMES = [
     'CHAIN_LENGTH',
     'MAX_BLOCKS',
     'TASKHUB_NAME',
+    'MAX_RESULT_CHARS',
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -33,6 +34,8 @@ export interface Config {
     chainLength: number;
     maxBlocks: number;
     taskHubName: string;
+    /** Longest status JSON a tool answers with; a longer result is cut to fit and marked truncated. */
+    maxResultChars: number;
 }
 
 /** An unset or blank variable takes the default. */
@@ -63,6 +66,8 @@ const settingsSchema = z
         TASKHUB_NAME: z
             .string()
             .regex(/^[A-Za-z][A-Za-z0-9]{2,44}$/, 'must be 3 to 45 letters and digits, starting with a letter'),
+        // At least room for a completed status with no blocks; 20000 is below every client limit known (seed 002).
+        MAX_RESULT_CHARS: integer(1000, 1_000_000, 20_000),
     })
     .superRefine((s, ctx) => {
         if (s.DEFAULT_DIFFICULTY > s.MAX_DIFFICULTY) {
@@ -115,6 +120,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         chainLength: s.CHAIN_LENGTH,
         maxBlocks: s.MAX_BLOCKS,
         taskHubName: s.TASKHUB_NAME,
+        maxResultChars: s.MAX_RESULT_CHARS,
     };
 }
 

@@ -66,6 +66,8 @@ var appSettings = {
   MAX_DIFFICULTY: '32'
   CHAIN_LENGTH: '4'
   MAX_BLOCKS: '16'
+  // Longest status JSON a tool answers with; the whole result stays readable as a resource.
+  MAX_RESULT_CHARS: '20000'
 }
 
 // Always-ready instances are billed while idle, so none unless asked for.

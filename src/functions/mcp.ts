@@ -1,6 +1,7 @@
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { getConfig } from '../config';
+import { callerTenant, isPlatformAuthEnabled } from '../mcp/caller';
 import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
 import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
 import { buildMcpServer } from '../mcp/server';
@@ -12,11 +13,15 @@ app.setup({ enableHttpStream: true });
 
 // Read at load: a bad setting stops the app at start with a message naming it.
 const config = getConfig();
+// Set by the platform, not by the app: whether App Service Authentication validates callers.
+const platformAuthEnabled = isPlatformAuthEnabled();
 
 export async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
     try {
-        const buildServer = () => buildMcpServer({ client: df.getClient(context), config, log: context });
-        return toResponseInit(await serveMcpRequest(toWebRequest(request), buildServer, context));
+        const webRequest = toWebRequest(request);
+        const tenant = callerTenant(webRequest.headers, platformAuthEnabled);
+        const buildServer = () => buildMcpServer({ client: df.getClient(context), config, log: context, tenant });
+        return toResponseInit(await serveMcpRequest(webRequest, buildServer, context));
     } catch (error) {
         context.error('MCP endpoint failed', error);
         return toResponseInit(internalError());

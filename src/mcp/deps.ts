@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { WorkflowClient } from '../workflow/client';
 import type { Clock } from '../workflow/budgetedWait';
+import type { Tenant } from '../workflow/tenant';
 
 /** Where the tools write what the client is not told (backend errors); InvocationContext fits. */
 export interface Log {
@@ -13,8 +14,12 @@ export interface ToolDeps {
     client: WorkflowClient;
     config: Config;
     log: Log;
+    /** The caller: the tools see and start only this tenant's workflows. */
+    tenant: Tenant;
     /** For tests; the system clock otherwise. */
     clock?: Clock;
+    /** Wall time in ms since the epoch, for task ttls (the Clock is monotonic); Date.now otherwise. */
+    wallNow?: () => number;
 }
 
 /** How long one backend call (a status read, a terminate) may take before the tool gives up on it. */

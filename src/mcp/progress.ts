@@ -2,6 +2,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Progress } from '../workflow/contracts';
 import type { Log } from './deps';
+import { progressMessage } from './progressMessage';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -25,7 +26,7 @@ export function progressReporter(extra: ToolExtra, log: Log): (progress: Progres
                     progressToken,
                     progress: progress.blocks_done,
                     total: progress.blocks_total,
-                    message: `Mined ${progress.blocks_done} of ${progress.blocks_total} blocks`,
+                    message: progressMessage(progress),
                 },
             })
             .catch((error: unknown) => log.warn('Could not send a progress notification', error));

@@ -1,5 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from './deps';
+import { registerWorkflowResource } from './resources';
+import { registerBoundedTaskResult } from './tasks/boundedTaskResult';
+import { DurableTaskStore } from './tasks/durableTaskStore';
 import { registerCancelMining } from './tools/cancelMining';
 import { registerGetMiningResult } from './tools/getMiningResult';
 import { registerStartMining } from './tools/startMining';
@@ -12,13 +16,38 @@ export const SERVER_INSTRUCTIONS =
     'Use cancel_mining only to stop work the user no longer wants.';
 
 /**
- * A fresh MCP server with the three mining tools. Stateless HTTP builds one per request, so it holds
- * nothing another request (or another instance) would need.
+ * What the server offers. tasks/list only to a caller that can be told apart from others (the
+ * 2025-11-25 spec: a receiver that cannot identify requestors should not declare it). Resources are
+ * neither listed nor subscribable: a stateless server has no stream to push updates on.
+ */
+export function serverCapabilities(deps: Pick<ToolDeps, 'tenant'>): ServerCapabilities {
+    return {
+        tools: {},
+        resources: {},
+        tasks: {
+            ...(deps.tenant.identified ? { list: {} } : {}),
+            cancel: {},
+            requests: { tools: { call: {} } },
+        },
+    };
+}
+
+/**
+ * A fresh MCP server with the three mining tools, the workflow resource and MCP Tasks. Stateless HTTP
+ * builds one per request, so it holds nothing another request (or another instance) would need: the
+ * task store is a view of the durable backend for this request's caller.
  */
 export function buildMcpServer(deps: ToolDeps): McpServer {
-    const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
-    registerStartMining(server, deps);
+    const taskStore = new DurableTaskStore(deps);
+    const server = new McpServer(SERVER_INFO, {
+        capabilities: serverCapabilities(deps),
+        instructions: SERVER_INSTRUCTIONS,
+        taskStore,
+    });
+    registerStartMining(server, deps, taskStore);
     registerGetMiningResult(server, deps);
     registerCancelMining(server, deps);
+    registerWorkflowResource(server, deps);
+    registerBoundedTaskResult(server, deps, taskStore);
     return server;
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { miningResultSchema, progressSchema } from '../workflow/contracts';
 import type { MiningStatus } from '../workflow/status';
+import { workflowResourceLink } from './resources';
+import { truncateStatus } from './truncate';
 
 /**
  * The tools' outputSchema. The status objects are a discriminated union, but the SDK advertises a
@@ -30,7 +32,14 @@ export function statusOutputSchema<const S extends readonly [StatusName, ...Stat
             .optional()
             .describe('failed only: error (the work failed), cancelled (by cancel_mining), terminated (stopped any other way).'),
         error: z.string().optional().describe('failed and not_found: a message safe to show the user.'),
-        next: z.string().optional().describe('running, failed and not_found: what to do next, as an instruction.'),
+        truncated: z
+            .boolean()
+            .optional()
+            .describe('completed only, and only when true: result.blocks was cut to fit the answer size limit; `next` names the resource with the whole result.'),
+        next: z
+            .string()
+            .optional()
+            .describe('running, failed, not_found and a truncated completed: what to do next, as an instruction.'),
     });
 }
 
@@ -40,13 +49,17 @@ export const anyStatusSchema = statusOutputSchema(ALL_STATUSES);
 export const startStatusSchema = statusOutputSchema(['completed', 'running', 'failed']);
 
 /**
- * The tool result: the status as structuredContent and, for clients that ignore that, as JSON text.
- * Every status, failed and not_found included, is data and not a tool error, hence isError: false.
+ * The tool result: the status as structuredContent and, for clients that ignore that, as JSON text,
+ * cut to `maxResultChars` (see truncate.ts); running and completed answers also link the workflow
+ * resource. Every status, failed and not_found included, is data and not a tool error, hence isError: false.
  */
-export function statusResult(status: MiningStatus) {
+export function statusResult(status: MiningStatus, maxResultChars: number) {
+    const bounded = truncateStatus(status, maxResultChars);
+    const text = { type: 'text' as const, text: JSON.stringify(bounded) };
+    const linked = bounded.status === 'running' || bounded.status === 'completed';
     return {
-        content: [{ type: 'text' as const, text: JSON.stringify(status) }],
-        structuredContent: { ...status },
+        content: linked ? [text, workflowResourceLink(bounded.workflow_id)] : [text],
+        structuredContent: { ...bounded },
         isError: false,
     };
 }

@@ -8,6 +8,13 @@ export interface WorkflowClient {
     startNew(orchestratorName: string, options: { instanceId: string; input: unknown }): Promise<string>;
     getStatus(instanceId: string, options?: { showInput?: boolean }): Promise<DurableStatusLike>;
     terminate(instanceId: string, reason: string): Promise<void>;
+    /**
+     * Every instance created in the time window, all pages (the client follows continuation tokens),
+     * inputs included. There is no id-prefix filter in the JavaScript client: callers filter.
+     */
+    getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]>;
+    /** Deletes an ended instance's history; an unknown or still running one is left as it is. */
+    purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }>;
 }
 
 /**

@@ -33,6 +33,11 @@ export type MiningResult = z.infer<typeof miningResultSchema>;
 export interface MineChainInput {
     difficulty: number;
     blocks: number;
+    /**
+     * The lifetime an MCP task asked for, in ms from the instance's creation; absent for no limit. Kept in
+     * the input because the backend keeps the input as long as the instance, on every instance that reads it.
+     */
+    task_ttl_ms?: number;
 }
 
 /** The progress MineChain publishes as its custom status. */

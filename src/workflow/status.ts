@@ -8,7 +8,14 @@ import { miningResultSchema, progressSchema, type MiningResult, type Progress } 
 
 export type FailureReason = 'error' | 'cancelled' | 'terminated';
 
-export type CompletedStatus = { status: 'completed'; workflow_id: string; result: MiningResult };
+export type CompletedStatus = {
+    status: 'completed';
+    workflow_id: string;
+    result: MiningResult;
+    /** Set when result.blocks was cut to fit the answer size limit; `next` then says where the whole is. */
+    truncated?: true;
+    next?: string;
+};
 export type RunningStatus = {
     status: 'running';
     workflow_id: string;
@@ -25,7 +32,12 @@ export type MiningStatus = WorkflowStatus | NotFoundStatus;
 
 /** The fields of the durable client's DurableOrchestrationStatus that the mapping reads. */
 export interface DurableStatusLike {
+    /** Set by list queries (getStatusBy); a single read knows the id it asked for. */
+    instanceId?: string;
     runtimeStatus: string;
+    /** A Date from getStatus, an ISO string from getStatusBy (the client passes list items through raw). */
+    createdTime?: Date | string;
+    lastUpdatedTime?: Date | string;
     input?: unknown;
     output?: unknown;
     customStatus?: unknown;
@@ -103,7 +115,7 @@ export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike,
             return failed(workflowId, 'error', safeFailureMessage(durable.output));
         case 'Terminated':
             return isCancelReason(durable.output)
-                ? failed(workflowId, 'cancelled', 'The workflow was cancelled with cancel_mining before it finished.')
+                ? failed(workflowId, 'cancelled', 'The workflow was cancelled (cancel_mining or tasks/cancel) before it finished.')
                 : failed(workflowId, 'terminated', 'The workflow was terminated before it finished.');
         case 'Canceled':
             return failed(workflowId, 'terminated', 'The workflow was canceled before it finished.');

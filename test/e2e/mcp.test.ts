@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CHAIN_22 } from '../support/expectedChains';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { pollUntilDone as poll } from '../support/polling';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import type { SpawnedHost } from '../support/spawnHost';
 
 /**
  * The product end to end: the MCP SDK's own client, over HTTP, against the function app running on the
@@ -74,7 +75,7 @@ function verifyChain(result: Mined, difficulty: number, blocks: number): void {
 }
 
 describe('MCP end to end: the SDK client against the app on the local host', () => {
-    let azurite: TestAzurite;
+    let app: AppOnAzurite;
     let host: SpawnedHost;
     let mcpUrl: URL;
     const clients: Client[] = [];
@@ -100,33 +101,18 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         return status;
     }
 
-    async function pollUntilDone(client: Client, id: string, timeoutMs = 120_000): Promise<Status> {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            const status = statusOf(await call(client, 'get_mining_result', { workflow_id: id }));
-            if (status.status !== 'running') return status;
-            assert.ok(Date.now() < deadline, `${id} still running`);
-            await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-    }
+    const pollUntilDone = (client: Client, id: string, timeoutMs?: number) =>
+        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id, timeoutMs);
 
     before(async () => {
-        azurite = await startTestAzurite();
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('mcp'),
-                WAIT_BUDGET_SECONDS: '1',
-            },
-        });
-        mcpUrl = new URL(`${host.url}/api/mcp`);
+        app = await startAppOnAzurite('mcp', { WAIT_BUDGET_SECONDS: '1' });
+        ({ host, mcpUrl } = app);
     });
     after(async () => {
         for (const client of clients) await client.close().catch(() => undefined);
+        // The crash test replaces the host: stop the one running now.
         await host?.stop();
-        await azurite?.stop();
+        await app?.stop();
     });
 
     test('tools/list: three tools with input and output schemas, annotations and an imperative description', async () => {
@@ -185,8 +171,9 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
     });
 
     test('a failing activity gives failed with reason error and a message safe to show', async () => {
-        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API.
-        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain`, {
+        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API,
+        // under an id of the shared tenant (every caller's, as App Service Authentication is off here).
+        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain/shared-${randomUUID()}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ difficulty: 300, blocks: 1 }),

@@ -24,6 +24,7 @@ describe('configuration', () => {
         assert.equal(config.chainLength, 4);
         assert.equal(config.maxBlocks, 16);
         assert.equal(config.taskHubName, 'mininglocal');
+        assert.equal(config.maxResultChars, 20_000);
         assert.ok(config.defaultDifficulty >= 0 && config.defaultDifficulty <= config.maxDifficulty);
     });
 
@@ -33,6 +34,7 @@ describe('configuration', () => {
             'DEFAULT_DIFFICULTY',
             'MAX_BLOCKS',
             'MAX_DIFFICULTY',
+            'MAX_RESULT_CHARS',
             'POLL_AFTER_SECONDS',
             'TASKHUB_NAME',
             'WAIT_BUDGET_SECONDS',
@@ -45,6 +47,7 @@ describe('configuration', () => {
             MAX_DIFFICULTY: '24',
             CHAIN_LENGTH: ' ',
             MAX_BLOCKS: '8',
+            MAX_RESULT_CHARS: '5000',
         });
         assert.deepEqual(config, {
             waitBudgetSeconds: 2.5,
@@ -54,6 +57,7 @@ describe('configuration', () => {
             chainLength: 4,
             maxBlocks: 8,
             taskHubName: 'mininglocal',
+            maxResultChars: 5000,
         });
     });
 
@@ -65,6 +69,7 @@ describe('configuration', () => {
         rejects({ WAIT_BUDGET_SECONDS: '-1' }, /WAIT_BUDGET_SECONDS must be at least 0/);
         rejects({ WAIT_BUDGET_SECONDS: '600' }, /WAIT_BUDGET_SECONDS must be at most 225/);
         rejects({ TASKHUB_NAME: 'bad-hub' }, /TASKHUB_NAME/);
+        rejects({ MAX_RESULT_CHARS: '999' }, /MAX_RESULT_CHARS must be at least 1000/);
         assert.throws(() => parseConfig({}), /TASKHUB_NAME is required/);
     });
 

@@ -1,3 +1,4 @@
+import { SHARED_TENANT } from '../../src/workflow/tenant';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HttpRequest } from '@azure/functions';
@@ -23,6 +24,7 @@ function servers() {
             client: new FakeDurableClient(() => ({ runtimeStatus: 'Running', input: null, output: null })),
             config: CONFIG,
             log,
+            tenant: SHARED_TENANT,
         });
         const close = server.close.bind(server);
         server.close = async () => {

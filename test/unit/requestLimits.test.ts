@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config';
 import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/requestLimits';
 import { buildMcpServer } from '../../src/mcp/server';
+import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';
 
 const URL_ = 'http://localhost:7071/api/mcp';
@@ -19,6 +20,7 @@ function build() {
         client: new FakeDurableClient(() => ({ runtimeStatus: 'Running', input: null, output: null })),
         config: parseConfig({ TASKHUB_NAME: 'unittests' }),
         log: new MemoryLog(),
+        tenant: SHARED_TENANT,
     });
 }
 

@@ -7,6 +7,7 @@ import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/status';
+import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError } from './helpers/fakes';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
@@ -25,10 +26,10 @@ after(async () => {
 });
 
 /** An MCP client talking to a fresh server over an in-memory pair, with the given fake backend. */
-async function connect(durable: FakeDurableClient, config: Config = CONFIG) {
+async function connect(durable: FakeDurableClient, config: Config = CONFIG, tenant: Tenant = SHARED_TENANT) {
     const clock = new FakeClock();
     const log = new MemoryLog();
-    const server = buildMcpServer({ client: durable, config, log, clock });
+    const server = buildMcpServer({ client: durable, config, log, clock, tenant });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await server.connect(serverTransport);
     const client = new Client({ name: 'unit', version: '1.0.0' });
@@ -109,8 +110,11 @@ describe('tools/list', () => {
         assert.deepEqual(statusEnum('cancel_mining'), ['completed', 'running', 'failed', 'not_found']);
         for (const tool of tools) {
             const props = Object.keys(tool.outputSchema?.properties ?? {}).sort();
-            assert.deepEqual(props, ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'workflow_id']);
+            assert.deepEqual(props, ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id']);
         }
+        // start_mining is also an MCP task tool; a plain call keeps its budgeted wait.
+        assert.deepEqual(byName.get('start_mining')?.execution, { taskSupport: 'optional' });
+        assert.deepEqual(byName.get('get_mining_result')?.execution, { taskSupport: 'forbidden' });
     });
 });
 
@@ -161,8 +165,12 @@ describe('start_mining', () => {
         assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);
         // One notification per change of blocks_done, increasing.
         assert.deepEqual(
-            progress.map((p) => [p.progress, p.total]),
-            [[0, 4], [1, 4], [2, 4]]
+            progress.map((p) => [p.progress, p.total, p.message]),
+            [
+                [0, 4, 'Mining block 1 of 4'],
+                [1, 4, 'Mined block 1 of 4'],
+                [2, 4, 'Mined block 2 of 4'],
+            ]
         );
     });
 
@@ -206,11 +214,104 @@ describe('start_mining', () => {
             [{ difficulty: 'hard' }, /difficulty must be an integer from 0 to 32/],
             [{ blocks: 0 }, /blocks must be an integer from 1 to 16/],
             [{ blocks: 17 }, /blocks must be an integer from 1 to 16/],
+            [{ idempotency_key: '' }, /idempotency_key must be a string of 1 to 255 characters/],
+            [{ idempotency_key: 'k'.repeat(256) }, /idempotency_key must be a string of 1 to 255 characters/],
+            [{ idempotency_key: 7 }, /idempotency_key must be a string of 1 to 255 characters/],
+            [{ difficulty: 1, colour: 'red' }, /colour/],
         ];
         for (const [args, message] of cases) {
             assert.match(errorText(await call('start_mining', args)), message, JSON.stringify(args));
         }
         assert.equal(durable.count('startNew'), 0);
+    });
+});
+
+/** A backend that keeps what was started, refusing a second start of a running id (409) as the extension does. */
+function keepingBackend() {
+    const instances = new Map<string, DurableStatusLike>();
+    const durable = new FakeDurableClient((id) => instances.get(id) ?? notFoundOnRead(id));
+    durable.startNew = async (name, options) => {
+        durable.calls.push({ method: 'startNew', args: [name, options] });
+        if (instances.has(options.instanceId)) {
+            throw new Error('The operation failed with an unexpected status code: 409. Details: already exists');
+        }
+        instances.set(options.instanceId, state('Running', { input: options.input }));
+        return options.instanceId;
+    };
+    return { durable, instances };
+}
+
+describe('start_mining with an idempotency_key', () => {
+    it('starts one workflow per key, and a retry with the same arguments gets the same workflow', async () => {
+        const { durable } = keepingBackend();
+        const { call } = await connect(durable);
+        const first = statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
+        const retry = statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
+        const other = statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-2' }));
+        assert.equal(first.status, 'running');
+        assert.equal(retry.workflow_id, first.workflow_id);
+        assert.notEqual(other.workflow_id, first.workflow_id);
+        assert.ok(isWellFormedWorkflowId(String(first.workflow_id)));
+        assert.equal(durable.count('startNew'), 2);
+    });
+
+    it('is a tool error when the key was used with other arguments, and starts nothing', async () => {
+        const { durable } = keepingBackend();
+        const { call } = await connect(durable);
+        statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
+        for (const args of [{ difficulty: 6, blocks: 2 }, { difficulty: 5, blocks: 3 }, {}]) {
+            const text = errorText(await call('start_mining', { ...args, idempotency_key: 'job-1' }));
+            assert.match(text, /idempotency_key was already used with other arguments/);
+        }
+        assert.equal(durable.count('startNew'), 1);
+    });
+
+    it('answers with the winner when a concurrent call started the key first', async () => {
+        const { durable, instances } = keepingBackend();
+        const startNew = durable.startNew.bind(durable);
+        // The race: the read says no such workflow, and by the start another call has created it.
+        durable.startNew = async (name, options) => {
+            instances.set(options.instanceId, state('Running', { input: options.input }));
+            return startNew(name, options);
+        };
+        const { call } = await connect(durable);
+        const status = statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
+        assert.equal(status.status, 'running');
+        assert.equal(durable.count('startNew'), 1);
+    });
+
+    it('keeps keys per tenant', async () => {
+        const { durable } = keepingBackend();
+        const alice = await connect(durable, CONFIG, principalTenant('aad', 'alice'));
+        const bob = await connect(durable, CONFIG, principalTenant('aad', 'bob'));
+        const a = statusOf(await alice.call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
+        const b = statusOf(await bob.call('start_mining', { difficulty: 6, blocks: 2, idempotency_key: 'job-1' }));
+        assert.notEqual(a.workflow_id, b.workflow_id);
+        assert.equal(durable.count('startNew'), 2);
+    });
+});
+
+describe('tenant scoping', () => {
+    it("starts workflows under the caller's tenant and answers not_found for another tenant's, without a backend call", async () => {
+        const { durable } = keepingBackend();
+        const alice = await connect(durable, CONFIG, principalTenant('aad', 'alice'));
+        const bob = await connect(durable, CONFIG, principalTenant('aad', 'bob'));
+        const shared = await connect(durable);
+        const started = statusOf(await alice.call('start_mining', { difficulty: 5, blocks: 2 }));
+        const id = String(started.workflow_id);
+        assert.equal(statusOf(await alice.call('get_mining_result', { workflow_id: id })).status, 'running');
+
+        const callsBefore = durable.calls.length;
+        for (const stranger of [bob, shared]) {
+            assert.deepEqual(statusOf(await stranger.call('get_mining_result', { workflow_id: id })), {
+                status: 'not_found',
+                workflow_id: id,
+                error: 'No mining workflow has this id.',
+                next: 'Do not poll this id again. Call start_mining to start a new workflow.',
+            });
+            assert.equal(statusOf(await stranger.call('cancel_mining', { workflow_id: id })).status, 'not_found');
+        }
+        assert.equal(durable.calls.length, callsBefore);
     });
 });
 
@@ -231,31 +332,31 @@ describe('get_mining_result', () => {
 
     it('answers not_found for an id the backend does not know', async () => {
         const { call } = await connect(new FakeDurableClient((id) => notFoundOnRead(id)));
-        assert.equal(statusOf(await call('get_mining_result', { workflow_id: 'abc-123' })).status, 'not_found');
+        assert.equal(statusOf(await call('get_mining_result', { workflow_id: 'shared-abc-123' })).status, 'not_found');
     });
 
     it('reports running, completed and failed from the Durable status', async () => {
         const byId: Record<string, DurableStatusLike> = {
-            r: state('Suspended', { customStatus: { blocks_done: 3, blocks_total: 4 } }),
-            c: state('Completed', { output: RESULT }),
-            t: state('Terminated', { output: 'cancel_mining: cancelled by the client' }),
+            'shared-r': state('Suspended', { customStatus: { blocks_done: 3, blocks_total: 4 } }),
+            'shared-c': state('Completed', { output: RESULT }),
+            'shared-t': state('Terminated', { output: 'cancel_mining: cancelled by the client' }),
         };
         const durable = new FakeDurableClient((id) => byId[id] ?? notFoundOnRead(id));
         const { call } = await connect(durable);
-        assert.deepEqual(statusOf(await call('get_mining_result', { workflow_id: 'r' })), {
+        assert.deepEqual(statusOf(await call('get_mining_result', { workflow_id: 'shared-r' })), {
             status: 'running',
-            workflow_id: 'r',
+            workflow_id: 'shared-r',
             poll_after_seconds: 5,
-            next: 'Call get_mining_result with workflow_id "r" in about 5 seconds.',
+            next: 'Call get_mining_result with workflow_id "shared-r" in about 5 seconds.',
             progress: { blocks_done: 3, blocks_total: 4 },
         });
-        assert.deepEqual(statusOf(await call('get_mining_result', { workflow_id: 'c' })), { status: 'completed', workflow_id: 'c', result: RESULT });
-        assert.equal(statusOf(await call('get_mining_result', { workflow_id: 't' })).reason, 'cancelled');
+        assert.deepEqual(statusOf(await call('get_mining_result', { workflow_id: 'shared-c' })), { status: 'completed', workflow_id: 'shared-c', result: RESULT });
+        assert.equal(statusOf(await call('get_mining_result', { workflow_id: 'shared-t' })).reason, 'cancelled');
     });
 
     it('is a tool error with a safe message when the backend fails', async () => {
         const { call } = await connect(new FakeDurableClient(() => serverError()));
-        const text = errorText(await call('get_mining_result', { workflow_id: 'abc' }));
+        const text = errorText(await call('get_mining_result', { workflow_id: 'shared-abc' }));
         assert.match(text, /workflow service did not answer/);
         assert.doesNotMatch(text, /http|SECRET|17071/);
     });
@@ -264,6 +365,8 @@ describe('get_mining_result', () => {
         const { call } = await connect(new FakeDurableClient(() => state('Running')));
         assert.match(errorText(await call('get_mining_result', { workflow_id: 'x'.repeat(1001) })), /workflow_id must be at most 1000 characters/);
         assert.match(errorText(await call('get_mining_result', {})), /workflow_id must be a string/);
+        assert.match(errorText(await call('get_mining_result', { workflow_id: 'shared-a', extra: 1 })), /extra/);
+        assert.match(errorText(await call('cancel_mining', { workflow_id: 'shared-a', extra: 1 })), /extra/);
     });
 });
 
@@ -287,27 +390,27 @@ describe('cancel_mining', () => {
     it('terminates with the cancel marker and answers failed/cancelled once the end is visible', async () => {
         const durable = terminating(state('Running'), 3);
         const { call } = await connect(durable);
-        const status = statusOf(await call('cancel_mining', { workflow_id: 'abc-123' }));
+        const status = statusOf(await call('cancel_mining', { workflow_id: 'shared-abc-123' }));
         assert.equal(status.status, 'failed');
         assert.equal(status.reason, 'cancelled');
         assert.match(String(status.next), /^Do not poll again\./);
         const terminateCall = durable.calls.find((c) => c.method === 'terminate');
-        assert.equal(terminateCall?.args[0], 'abc-123');
+        assert.equal(terminateCall?.args[0], 'shared-abc-123');
         assert.match(decodeURIComponent(String(terminateCall?.args[1])), /cancel_mining/);
     });
 
     it('leaves a workflow that already ended with its status', async () => {
         const { call } = await connect(terminating(state('Completed', { output: RESULT })));
-        assert.deepEqual(statusOf(await call('cancel_mining', { workflow_id: 'done-1' })), {
+        assert.deepEqual(statusOf(await call('cancel_mining', { workflow_id: 'shared-done-1' })), {
             status: 'completed',
-            workflow_id: 'done-1',
+            workflow_id: 'shared-done-1',
             result: RESULT,
         });
     });
 
     it('answers running if the end is not visible within its short wait', async () => {
         const { call, clock } = await connect(terminating(state('Running'), Number.MAX_SAFE_INTEGER));
-        const status = statusOf(await call('cancel_mining', { workflow_id: 'slow-1' }));
+        const status = statusOf(await call('cancel_mining', { workflow_id: 'shared-slow-1' }));
         assert.equal(status.status, 'running');
         assert.ok(clock.time <= 5000);
     });
@@ -318,14 +421,14 @@ describe('cancel_mining', () => {
         const { call } = await connect(durable);
         assert.equal(statusOf(await call('cancel_mining', { workflow_id: 'a/b' })).status, 'not_found');
         assert.equal(durable.calls.length, 0);
-        assert.equal(statusOf(await call('cancel_mining', { workflow_id: 'unknown-1' })).status, 'not_found');
+        assert.equal(statusOf(await call('cancel_mining', { workflow_id: 'shared-unknown-1' })).status, 'not_found');
     });
 
     it('is a tool error with a safe message when the backend fails', async () => {
         const durable = new FakeDurableClient(() => state('Running'));
         durable.terminateError = serverError;
         const { call } = await connect(durable);
-        const text = errorText(await call('cancel_mining', { workflow_id: 'abc' }));
+        const text = errorText(await call('cancel_mining', { workflow_id: 'shared-abc' }));
         assert.doesNotMatch(text, /http|SECRET|17071/);
     });
 });

@@ -5,7 +5,7 @@ import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
 import { budgetedWait } from '../../workflow/budgetedWait';
 import { isNotFoundError, withTimeout } from '../../workflow/client';
-import { isWellFormedWorkflowId } from '../../workflow/ids';
+import { isTenantWorkflowId } from '../../workflow/ids';
 import { CANCEL_REASON, isTerminal, notFound, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
 export const CANCEL_MINING_DESCRIPTION =
@@ -36,7 +36,7 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
             },
         },
         ({ workflow_id }, extra) => guarded('cancel_mining', log, async () => {
-            if (!isWellFormedWorkflowId(workflow_id)) return statusResult(notFound(workflow_id));
+            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
             try {
                 // The client pastes the reason into a URL unencoded; encoding it keeps it one query value.
                 // Terminating an instance that already ended is accepted and changes nothing.
@@ -46,7 +46,7 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
                     'The terminate request'
                 );
             } catch (error) {
-                if (isNotFoundError(error)) return statusResult(notFound(workflow_id));
+                if (isNotFoundError(error)) return statusResult(notFound(workflow_id), config.maxResultChars);
                 log.error(`cancel_mining: terminate ${workflow_id} failed`, error);
                 return toolError(BACKEND_UNAVAILABLE);
             }
@@ -72,13 +72,13 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
             });
             if (outcome.last === undefined) {
                 // Purged between the terminate and the read.
-                if (gone) return statusResult(notFound(workflow_id));
+                if (gone) return statusResult(notFound(workflow_id), config.maxResultChars);
                 log.error(`cancel_mining: status read for ${workflow_id} failed after terminate`, readFailure);
                 return toolError(
                     `Cancellation was requested, but the workflow status could not be read. Call get_mining_result with workflow_id "${workflow_id}" to check it.`
                 );
             }
-            return statusResult(toWorkflowStatus(workflow_id, outcome.last, { pollAfterSeconds: config.pollAfterSeconds }));
+            return statusResult(toWorkflowStatus(workflow_id, outcome.last, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
         })
     );
 }

@@ -3,7 +3,7 @@ import type { ToolDeps } from '../deps';
 import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
-import { isWellFormedWorkflowId } from '../../workflow/ids';
+import { isTenantWorkflowId } from '../../workflow/ids';
 import { notFound, toWorkflowStatus } from '../../workflow/status';
 
 export const GET_MINING_RESULT_DESCRIPTION =
@@ -32,8 +32,9 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
             },
         },
         ({ workflow_id }) => guarded('get_mining_result', log, async () => {
-            // Checked before the backend sees it: the durable client puts ids into URLs.
-            if (!isWellFormedWorkflowId(workflow_id)) return statusResult(notFound(workflow_id));
+            // Checked before the backend sees it (the durable client puts ids into URLs); another
+            // tenant's workflow is not_found, like an unknown one.
+            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
             let durable;
             try {
                 durable = await readDurableStatus(deps, workflow_id);
@@ -41,8 +42,8 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
                 log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
                 return toolError(BACKEND_UNAVAILABLE);
             }
-            if (durable === undefined) return statusResult(notFound(workflow_id));
-            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }));
+            if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
+            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
         })
     );
 }

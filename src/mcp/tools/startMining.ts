@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { DurableTaskStore } from '../tasks/durableTaskStore';
+import { answerPlainCallsWith } from '../tasks/plainCalls';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
-import { progressReporter } from '../progress';
+import { progressReporter, type ToolExtra } from '../progress';
+import { progressMessage } from '../progressMessage';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
-import { readDurableStatus } from './readStatus';
+import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
 import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
-import { newWorkflowId } from '../../workflow/ids';
+import { keyedWorkflowId, newWorkflowId } from '../../workflow/ids';
 import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
 export function startMiningDescription(waitBudgetSeconds: number): string {
@@ -18,66 +22,141 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
         'If status is "running", call get_mining_result with the returned workflow_id after poll_after_seconds, ' +
         'and keep polling that way until status is "completed" or "failed". ' +
         'If status is "failed", do not poll; tell the user the `error`. ' +
-        'Each extra bit of difficulty doubles the expected work.'
+        'Each extra bit of difficulty doubles the expected work. ' +
+        'Pass an idempotency_key when you may retry this call, so that a retry does not start the work twice.'
     );
 }
 
-export function registerStartMining(server: McpServer, deps: ToolDeps): void {
-    const { config, log } = deps;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+export const KEY_REUSED =
+    'This idempotency_key was already used with other arguments. Use a new key for different work, or the same ' +
+    'arguments to get the workflow the key started.';
+
+const START_REFUSED = 'Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.';
+
+/** The arguments a workflow was started with, from its stored input (absent when the backend shows none). */
+const storedInputSchema = z.object({ difficulty: z.number(), blocks: z.number() });
+
+function sameArguments(durable: DurableStatusLike, input: MineChainInput): boolean {
+    const stored = storedInputSchema.safeParse(durable.input);
+    return stored.success && stored.data.difficulty === input.difficulty && stored.data.blocks === input.blocks;
+}
+
+/**
+ * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
+ * one workflow id per tenant, so a retry reads that id first; two first calls racing both try to start
+ * it, the backend refuses the second (the instance exists and runs), and the loser reads what the
+ * winner started. The key is remembered as long as the workflow's history is kept.
+ */
+async function startOrFind(
+    deps: ToolDeps,
+    input: MineChainInput,
+    idempotencyKey: string | undefined
+): Promise<{ workflowId: string } | { error: string }> {
+    const { log, tenant } = deps;
+    if (idempotencyKey === undefined) {
+        const workflowId = newWorkflowId(tenant);
+        try {
+            await startNew(deps, workflowId, input);
+            return { workflowId };
+        } catch (error) {
+            log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
+            return { error: START_REFUSED };
+        }
+    }
+
+    const workflowId = keyedWorkflowId(tenant, idempotencyKey);
+    const existing = async (): Promise<{ workflowId: string } | { error: string } | undefined> => {
+        const durable = await readDurableStatus(deps, workflowId);
+        if (durable === undefined) return undefined;
+        return sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED };
+    };
+    try {
+        const found = await existing();
+        if (found !== undefined) return found;
+    } catch (error) {
+        log.error(`start_mining: status read for ${workflowId} failed`, error);
+        return { error: BACKEND_UNAVAILABLE };
+    }
+    try {
+        await startNew(deps, workflowId, input);
+        return { workflowId };
+    } catch (startError) {
+        // Most likely another call with the same key started it first (the backend's 409): look again.
+        try {
+            const found = await existing();
+            if (found !== undefined) return found;
+        } catch (readError) {
+            log.warn(`start_mining: status read for ${workflowId} failed`, readError);
+        }
+        log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
+        return { error: START_REFUSED };
+    }
+}
+
+async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInput): Promise<void> {
+    await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
+}
+
+function startInputSchema(config: ToolDeps['config']) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
+    const keyBound = `idempotency_key must be a string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
+    // Strict: an argument this tool does not know is an error, not silently dropped.
+    return z.strictObject({
+        difficulty: z
+            .number({ error: difficultyBound })
+            .int({ error: difficultyBound })
+            .min(0, { error: difficultyBound })
+            .max(maxDifficulty, { error: difficultyBound })
+            .default(defaultDifficulty)
+            .describe(`Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`),
+        blocks: z
+            .number({ error: blocksBound })
+            .int({ error: blocksBound })
+            .min(1, { error: blocksBound })
+            .max(maxBlocks, { error: blocksBound })
+            .default(chainLength)
+            .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
+        idempotency_key: z
+            .string({ error: keyBound })
+            .min(1, { error: keyBound })
+            .max(IDEMPOTENCY_KEY_MAX_LENGTH, { error: keyBound })
+            .optional()
+            .describe(
+                'Optional. A key you choose for this piece of work (1 to 255 characters). Calling again with the same ' +
+                    'key and arguments returns the workflow it started instead of starting another, so a retry is safe.'
+            ),
+    });
+}
 
-    server.registerTool(
-        'start_mining',
-        {
-            title: 'Start mining',
-            description: startMiningDescription(config.waitBudgetSeconds),
-            inputSchema: {
-                difficulty: z
-                    .number({ error: difficultyBound })
-                    .int({ error: difficultyBound })
-                    .min(0, { error: difficultyBound })
-                    .max(maxDifficulty, { error: difficultyBound })
-                    .default(defaultDifficulty)
-                    .describe(
-                        `Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`
-                    ),
-                blocks: z
-                    .number({ error: blocksBound })
-                    .int({ error: blocksBound })
-                    .min(1, { error: blocksBound })
-                    .max(maxBlocks, { error: blocksBound })
-                    .default(chainLength)
-                    .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
-            },
-            outputSchema: startStatusSchema,
-            annotations: {
-                title: 'Start mining',
-                readOnlyHint: false,
-                // It creates work and destroys nothing.
-                destructiveHint: false,
-                // Every call starts another workflow.
-                idempotentHint: false,
-                // It talks to this app's own workflow backend only.
-                openWorldHint: false,
-            },
-        },
-        ({ difficulty, blocks }, extra) => guarded('start_mining', log, async () => {
+/** The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms, or none. */
+function requestedTtlMs(ttl: number | undefined): number | undefined {
+    return ttl !== undefined && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER) : undefined;
+}
+
+/**
+ * start_mining: a task tool with taskSupport 'optional'. A task-augmented call (MCP Tasks) starts the
+ * workflow and answers at once with the task, whose id is the workflow id; the client then polls with
+ * tasks/get and fetches the answer with tasks/result. A plain call keeps DESIGN's budgeted wait (see
+ * plainCalls.ts). Both go through startOrFind, so an idempotency_key dedupes either way: the task id
+ * of a keyed call is the keyed workflow id.
+ */
+export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): void {
+    const { config, log } = deps;
+    const inputSchema = startInputSchema(config);
+
+    async function plainCall(args: unknown, extra: ToolExtra): Promise<CallToolResult> {
+        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
+        return guarded('start_mining', log, async () => {
             const clock = deps.clock ?? systemClock;
             const calledAt = clock.now();
-            const workflowId = newWorkflowId();
             const input: MineChainInput = { difficulty, blocks };
-            try {
-                await withTimeout(
-                    deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }),
-                    BACKEND_CALL_TIMEOUT_MS,
-                    'The start request'
-                );
-            } catch (error) {
-                log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
-                return toolError('Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.');
-            }
+            const started = await startOrFind(deps, input, idempotency_key);
+            if ('error' in started) return toolError(started.error);
+            const { workflowId } = started;
 
             const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
             const report = progressReporter(extra, log);
@@ -107,7 +186,67 @@ export function registerStartMining(server: McpServer, deps: ToolDeps): void {
                 outcome.last === undefined
                     ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
                     : toWorkflowStatus(workflowId, outcome.last, options);
-            return statusResult(status);
-        })
+            return statusResult(status, config.maxResultChars);
+        });
+    }
+
+    async function createTask(args: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
+        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
+        const ttl = requestedTtlMs(extra.taskRequestedTtl);
+        const input: MineChainInput = ttl === undefined ? { difficulty, blocks } : { difficulty, blocks, task_ttl_ms: ttl };
+        const started = await startOrFind(deps, input, idempotency_key);
+        // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
+        if ('error' in started) throw new Error(started.error);
+        const { workflowId } = started;
+        // The task as the backend sees it (a keyed call may find one that already ended)...
+        const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
+            log.warn(`start_mining: task read for ${workflowId} failed`, error);
+            return null;
+        });
+        if (task !== null) return { task };
+        // ...or, right after the start, as it was started: the workflow exists, so the task does.
+        const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
+        const working: Task = {
+            taskId: workflowId,
+            status: 'working',
+            ttl: ttl ?? null,
+            createdAt: now,
+            lastUpdatedAt: now,
+            pollInterval: config.pollAfterSeconds * 1000,
+            statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
+        };
+        return { task: working };
+    }
+
+    server.experimental.tasks.registerToolTask(
+        'start_mining',
+        {
+            title: 'Start mining',
+            description: startMiningDescription(config.waitBudgetSeconds),
+            inputSchema,
+            outputSchema: startStatusSchema,
+            annotations: {
+                title: 'Start mining',
+                readOnlyHint: false,
+                // It creates work and destroys nothing.
+                destructiveHint: false,
+                // Without an idempotency_key every call starts another workflow.
+                idempotentHint: false,
+                // It talks to this app's own workflow backend only.
+                openWorldHint: false,
+            },
+            execution: { taskSupport: 'optional' },
+        },
+        {
+            createTask,
+            // SDK 1.32 answers tasks/get and tasks/result from the task store and never calls these two.
+            getTask: async (_args, extra) => {
+                const task = await taskStore.getTask(extra.taskId);
+                if (task === null) throw new Error('Task not found');
+                return task;
+            },
+            getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
+        }
     );
+    answerPlainCallsWith(server, new Map([['start_mining', plainCall]]));
 }

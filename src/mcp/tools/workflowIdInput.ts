@@ -8,11 +8,12 @@ import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
  */
 export const WORKFLOW_ID_ARGUMENT_MAX = 1000;
 
-export const workflowIdInput = {
+/** Strict: an argument the tool does not know is an error, not silently dropped. */
+export const workflowIdInput = z.strictObject({
     workflow_id: z
         .string({ error: 'workflow_id must be a string' })
         .max(WORKFLOW_ID_ARGUMENT_MAX, { error: `workflow_id must be at most ${WORKFLOW_ID_ARGUMENT_MAX} characters` })
         .describe(
             `The workflow_id that start_mining returned, exactly as given (at most ${WORKFLOW_ID_MAX_LENGTH} letters, digits and hyphens).`
         ),
-};
+});

@@ -21,16 +21,18 @@ export class FakeClock implements Clock {
     sleep(ms: number, signal?: AbortSignal): Promise<void> {
         if (signal?.aborted) return Promise.resolve();
         return new Promise((resolve) => {
-            const timer = { at: this.time + ms, ms, fire: resolve };
+            const onAbort = () => {
+                this.timers = this.timers.filter((t) => t !== timer);
+                resolve();
+            };
+            // Like systemClock, a timer that fires lets go of the signal.
+            const fire = () => {
+                signal?.removeEventListener('abort', onAbort);
+                resolve();
+            };
+            const timer = { at: this.time + ms, ms, fire };
             this.timers.push(timer);
-            signal?.addEventListener(
-                'abort',
-                () => {
-                    this.timers = this.timers.filter((t) => t !== timer);
-                    resolve();
-                },
-                { once: true }
-            );
+            signal?.addEventListener('abort', onAbort, { once: true });
             this.schedule();
         });
     }
@@ -92,6 +94,19 @@ export class FakeDurableClient implements WorkflowClient {
     async terminate(instanceId: string, reason: string): Promise<void> {
         this.calls.push({ method: 'terminate', args: [instanceId, reason] });
         if (this.terminateError) throw this.terminateError(instanceId);
+    }
+
+    /** What getStatusBy answers (list items carry instanceId and ISO times, as the real client gives them). */
+    listed: DurableStatusLike[] = [];
+
+    async getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]> {
+        this.calls.push({ method: 'getStatusBy', args: [filter] });
+        return this.listed;
+    }
+
+    async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {
+        this.calls.push({ method: 'purgeInstanceHistory', args: [instanceId] });
+        return { instancesDeleted: 1 };
     }
 
     count(method: string): number {

@@ -1,0 +1,149 @@
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import { ErrorCode, McpError, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { BACKEND_CALL_TIMEOUT_MS, CANCEL_WAIT_MS, type ToolDeps } from '../deps';
+import { BACKEND_UNAVAILABLE, readDurableStatus } from '../tools/readStatus';
+import { toTask, toTaskResult, type TaskMappingOptions } from './taskMapping';
+import { decodeListCursor, encodeListCursor, isAfterCursor, type ListCursor } from './listCursor';
+import { budgetedWait } from '../../workflow/budgetedWait';
+import { isNotFoundError, withTimeout } from '../../workflow/client';
+import { isExpired, timeMs } from '../../workflow/expiry';
+import { isTenantWorkflowId } from '../../workflow/ids';
+import { CANCEL_REASON, isTerminal, type DurableStatusLike } from '../../workflow/status';
+
+/**
+ * The MCP TaskStore over the durable client: a task is a MineChain orchestration, its id the workflow
+ * id. It keeps nothing in memory, so whichever instance a tasks/* request lands on answers it from the
+ * backend. Built per request and closed over the caller's tenant, because the SDK hands a store only a
+ * session id, which stateless HTTP never has: another tenant's task is unknown, exactly like a missing one.
+ *
+ * In SDK 1.32 the Protocol answers tasks/get, tasks/result, tasks/list and tasks/cancel straight from
+ * this store; start_mining creates the tasks (it starts the workflow itself, see startMining.ts).
+ */
+
+/** tasks/list looks this far back; older tasks are still there for tasks/get. */
+export const LIST_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const LIST_PAGE_SIZE = 50;
+/** A list query walks every page of the window, so it gets longer than a single read. */
+const LIST_CALL_TIMEOUT_MS = 20_000;
+
+export const TASK_NOT_FOUND = 'Task not found';
+
+export const LIST_NEEDS_IDENTITY =
+    'tasks/list is offered only to callers the server can tell apart (App Service Authentication); use tasks/get with a task id.';
+
+export class DurableTaskStore implements TaskStore {
+    constructor(private readonly deps: ToolDeps) {}
+
+    private options(): TaskMappingOptions {
+        const { config } = this.deps;
+        return { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs: this.now() };
+    }
+
+    private now(): number {
+        return (this.deps.wallNow ?? Date.now)();
+    }
+
+    /** The caller's task, or undefined; a backend failure becomes an error with a safe message. */
+    private async read(taskId: string): Promise<DurableStatusLike | undefined> {
+        // Checked before the backend sees it: the durable client puts ids into URLs.
+        if (!isTenantWorkflowId(this.deps.tenant, taskId)) return undefined;
+        try {
+            return await readDurableStatus(this.deps, taskId);
+        } catch (error) {
+            this.deps.log.error(`tasks: status read for ${taskId} failed`, error);
+            throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
+        }
+    }
+
+    /** Not used: start_mining starts the workflow and reads its task back (a task must exist durably first). */
+    async createTask(): Promise<Task> {
+        throw new Error('Mining tasks are created by a task-augmented start_mining call.');
+    }
+
+    async getTask(taskId: string): Promise<Task | null> {
+        const durable = await this.read(taskId);
+        return durable === undefined ? null : toTask(taskId, durable, this.options());
+    }
+
+    async getTaskResult(taskId: string): Promise<CallToolResult> {
+        const durable = await this.read(taskId);
+        if (durable === undefined) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
+        // The SDK asks only once the task is terminal; a race with tasks/cancel is answered honestly.
+        if (!isTerminal(durable.runtimeStatus)) throw new McpError(ErrorCode.InvalidRequest, 'The task has not ended yet.');
+        return toTaskResult(taskId, durable, this.options());
+    }
+
+    /** Not used: the orchestration's output is the result. */
+    async storeTaskResult(): Promise<void> {
+        throw new Error('A mining task stores its own result when its workflow ends.');
+    }
+
+    /**
+     * The SDK calls this only for tasks/cancel (with 'cancelled'): it ends the workflow as cancel_mining
+     * does, then waits briefly so that the task the SDK reads back already shows the end. If the end is
+     * not visible within CANCEL_WAIT_MS the answer still says working; it follows soon after.
+     */
+    async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
+        if (status !== 'cancelled') throw new Error(`A mining task's status follows its workflow; it cannot be set to ${status}.`);
+        if (!isTenantWorkflowId(this.deps.tenant, taskId)) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
+        const { client, log, clock } = this.deps;
+        try {
+            // Encoded because the client pastes the reason into a URL unencoded.
+            await withTimeout(client.terminate(taskId, encodeURIComponent(CANCEL_REASON)), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+        } catch (error) {
+            if (isNotFoundError(error)) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
+            log.error(`tasks/cancel: terminate ${taskId} failed`, error);
+            throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
+        }
+        await budgetedWait<DurableStatusLike>({
+            read: () => readDurableStatus(this.deps, taskId).catch(() => undefined),
+            isFinal: (durable) => isTerminal(durable.runtimeStatus),
+            budgetMs: CANCEL_WAIT_MS,
+            clock,
+        });
+    }
+
+    /**
+     * The caller's tasks, newest first, LIST_PAGE_SIZE per page. The JavaScript durable client cannot
+     * filter by id prefix, so this asks for every instance created in the last LIST_WINDOW_MS and keeps
+     * the tenant's. The cursor is the last task's (created time, id), so a page boundary stays put
+     * while new tasks arrive.
+     */
+    async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
+        const { tenant, client, log } = this.deps;
+        // The server does not declare tasks.list for such callers, but the SDK routes tasks/list anyway.
+        if (!tenant.identified) throw new Error(LIST_NEEDS_IDENTITY);
+        let after: ListCursor | undefined;
+        if (cursor !== undefined) {
+            after = decodeListCursor(cursor);
+            if (after === undefined) throw new Error('Invalid cursor.');
+        }
+        const nowMs = this.now();
+        let instances: DurableStatusLike[];
+        try {
+            instances = await withTimeout(
+                client.getStatusBy({ createdTimeFrom: new Date(nowMs - LIST_WINDOW_MS) }),
+                LIST_CALL_TIMEOUT_MS,
+                'The task list query'
+            );
+        } catch (error) {
+            log.error('tasks/list: the list query failed', error);
+            throw new Error(BACKEND_UNAVAILABLE);
+        }
+        const mine = instances
+            .flatMap((durable) => {
+                const id = durable.instanceId;
+                if (id === undefined || !isTenantWorkflowId(tenant, id) || isExpired(durable, nowMs)) return [];
+                return [{ id, createdMs: timeMs(durable.createdTime) ?? 0, durable }];
+            })
+            .sort((a, b) => b.createdMs - a.createdMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+            .filter((entry) => after === undefined || isAfterCursor(entry, after));
+        const page = mine.slice(0, LIST_PAGE_SIZE);
+        const options = this.options();
+        const tasks = page.map((entry) => toTask(entry.id, entry.durable, options));
+        const last = page[page.length - 1];
+        return mine.length > LIST_PAGE_SIZE && last !== undefined
+            ? { tasks, nextCursor: encodeListCursor({ createdMs: last.createdMs, id: last.id }) }
+            : { tasks };
+    }
+}

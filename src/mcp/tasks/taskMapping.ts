@@ -1,0 +1,74 @@
+import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import { progressMessage } from '../progressMessage';
+import { statusResult } from '../statusSchema';
+import { taskTtlMs, timeMs } from '../../workflow/expiry';
+import { toWorkflowStatus, type DurableStatusLike, type WorkflowStatus } from '../../workflow/status';
+
+/**
+ * A MineChain orchestration seen as an MCP task (2025-11-25). Pure: the task store reads the Durable
+ * status, this decides what the client is told.
+ *
+ *   Pending, Running, ContinuedAsNew, Suspended (and any unknown status) → working
+ *   Completed                                                           → completed
+ *   Failed                                                              → completed, result isError: true
+ *   Terminated, Canceled                                                → cancelled
+ *
+ * A failed workflow is a failed tool call, not a failed protocol request: the task is `completed` and
+ * its result says isError: true. That is what the 2026 Tasks extension requires, and the 1.32 client
+ * would drop the result of a `failed` task. An ended-from-outside workflow (tasks/cancel, cancel_mining,
+ * an operator) is `cancelled`; its result, should a client ask, is the `failed` status with isError: true.
+ */
+
+export interface TaskMappingOptions {
+    pollAfterSeconds: number;
+    maxResultChars: number;
+    /** Wall time, for a status that lacks timestamps. */
+    nowMs: number;
+}
+
+export function taskStatusOf(durable: DurableStatusLike): Task['status'] {
+    switch (durable.runtimeStatus) {
+        case 'Completed':
+        case 'Failed':
+            return 'completed';
+        case 'Terminated':
+        case 'Canceled':
+            return 'cancelled';
+        default:
+            return 'working';
+    }
+}
+
+function statusMessageOf(status: WorkflowStatus): string {
+    switch (status.status) {
+        case 'running':
+            return status.progress === undefined ? 'Mining' : progressMessage(status.progress);
+        case 'completed':
+            return `Mined all ${status.result.blocks.length} blocks`;
+        case 'failed':
+            return status.error;
+    }
+}
+
+export function toTask(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): Task {
+    const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: options.pollAfterSeconds });
+    const createdMs = timeMs(durable.createdTime) ?? options.nowMs;
+    const updatedMs = timeMs(durable.lastUpdatedTime) ?? createdMs;
+    return {
+        taskId: workflowId,
+        status: taskStatusOf(durable),
+        ttl: taskTtlMs(durable),
+        createdAt: new Date(createdMs).toISOString(),
+        lastUpdatedAt: new Date(updatedMs).toISOString(),
+        pollInterval: options.pollAfterSeconds * 1000,
+        statusMessage: statusMessageOf(status),
+    };
+}
+
+/** tasks/result: the start_mining answer the workflow ended with (bounded, with the resource link). */
+export function toTaskResult(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): CallToolResult {
+    const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: options.pollAfterSeconds });
+    const result = statusResult(status, options.maxResultChars);
+    // The task's status cannot say that the work failed (it is completed or cancelled): isError does.
+    return status.status === 'failed' ? { ...result, isError: true } : result;
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pollUntilDone as poll } from '../support/polling';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import type { SpawnedHost } from '../support/spawnHost';
+
+/**
+ * Retries and strangers, end to end: the SDK client over HTTP against the app on the local host with
+ * Azurite. The host runs as if App Service Authentication were on (WEBSITE_AUTH_ENABLED), so the
+ * principal headers the platform would set after validating a caller name the tenant; orchestrations
+ * are counted through the Durable management API's list query, the one the durable client uses.
+ */
+
+interface Status {
+    status: 'completed' | 'running' | 'failed' | 'not_found';
+    workflow_id: string;
+}
+
+const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
+
+describe('idempotency keys and tenants end to end', () => {
+    let app: AppOnAzurite;
+    let host: SpawnedHost;
+    const clients: Client[] = [];
+
+    async function connect(headers: Record<string, string> = {}): Promise<Client> {
+        const client = new Client({ name: 'e2e-retries', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/api/mcp`), { requestInit: { headers } }));
+        clients.push(client);
+        return client;
+    }
+
+    async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+        return (await client.callTool({ name, arguments: args })) as CallToolResult;
+    }
+
+    function statusOf(result: CallToolResult): Status {
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        return result.structuredContent as unknown as Status;
+    }
+
+    function errorText(result: CallToolResult): string {
+        assert.equal(result.isError, true, JSON.stringify(result.content));
+        const text = result.content.find((c) => c.type === 'text');
+        return text && 'text' in text ? text.text : '';
+    }
+
+    /** Every orchestration instance in the task hub, through the list query (GET …/instances, paged). */
+    async function listInstanceIds(): Promise<string[]> {
+        const ids: string[] = [];
+        let token: string | null = null;
+        do {
+            const response: Response = await fetch(`${host.url}/runtime/webhooks/durabletask/instances?top=100`, {
+                headers: token ? { 'x-ms-continuation-token': token } : {},
+            });
+            assert.equal(response.status, 200);
+            for (const instance of (await response.json()) as Array<{ instanceId: string }>) ids.push(instance.instanceId);
+            token = response.headers.get('x-ms-continuation-token');
+        } while (token);
+        return ids;
+    }
+
+    const pollUntilDone = (client: Client, id: string) =>
+        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id);
+
+    before(async () => {
+        app = await startAppOnAzurite('retries', { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True' });
+        host = app.host;
+    });
+    after(async () => {
+        for (const client of clients) await client.close().catch(() => undefined);
+        await app?.stop();
+    });
+
+    test('fifty concurrent calls with one idempotency key start exactly one orchestration', async () => {
+        const before = new Set(await listInstanceIds());
+        const args = { difficulty: 18, blocks: 2, idempotency_key: 'fifty-at-once' };
+        const callers = await Promise.all(Array.from({ length: 50 }, () => connect()));
+        const statuses = await Promise.all(callers.map(async (client) => statusOf(await call(client, 'start_mining', args))));
+
+        const ids = new Set(statuses.map((s) => s.workflow_id));
+        assert.equal(ids.size, 1, `one workflow id for every call, got ${[...ids].join(', ')}`);
+        const created = (await listInstanceIds()).filter((id) => !before.has(id));
+        assert.deepEqual(created, [...ids]);
+
+        // Later retries, while it runs or after it ended, still get the same workflow and start nothing.
+        const [id] = ids as Set<string> & { size: 1 };
+        const done = await pollUntilDone(callers[0] as Client, id as string);
+        assert.equal(done.status, 'completed');
+        const retry = statusOf(await call(callers[1] as Client, 'start_mining', args));
+        assert.deepEqual(retry, done);
+        assert.deepEqual((await listInstanceIds()).filter((x) => !before.has(x)), created);
+    });
+
+    test('the same key with other arguments is a tool error and starts nothing', async () => {
+        const client = await connect();
+        const first = statusOf(await call(client, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'mine-once' }));
+        const count = (await listInstanceIds()).length;
+        const text = errorText(await call(client, 'start_mining', { difficulty: 5, blocks: 1, idempotency_key: 'mine-once' }));
+        assert.match(text, /idempotency_key was already used with other arguments/);
+        assert.equal((await listInstanceIds()).length, count);
+        assert.equal(statusOf(await call(client, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'mine-once' })).workflow_id, first.workflow_id);
+    });
+
+    test("a caller sees only its own workflows: another tenant's id is not_found, as an unknown one", async () => {
+        const alice = await connect(principal('alice'));
+        const bob = await connect(principal('bob'));
+        const anonymous = await connect();
+        const started = statusOf(await call(alice, 'start_mining', { difficulty: 26, blocks: 1 }));
+        assert.equal(started.status, 'running');
+        const id = started.workflow_id;
+
+        for (const stranger of [bob, anonymous]) {
+            assert.equal(statusOf(await call(stranger, 'get_mining_result', { workflow_id: id })).status, 'not_found');
+            assert.equal(statusOf(await call(stranger, 'cancel_mining', { workflow_id: id })).status, 'not_found');
+        }
+        // Bob's cancel did not touch it; Alice's does.
+        assert.equal(statusOf(await call(alice, 'get_mining_result', { workflow_id: id })).status, 'running');
+        const cancelled = statusOf(await call(alice, 'cancel_mining', { workflow_id: id }));
+        assert.equal(cancelled.status, 'failed');
+
+        // Keys are per tenant: the same key names different workflows for Alice and Bob.
+        const a = statusOf(await call(alice, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'shared-key' }));
+        const b = statusOf(await call(bob, 'start_mining', { difficulty: 5, blocks: 1, idempotency_key: 'shared-key' }));
+        assert.notEqual(a.workflow_id, b.workflow_id);
+        assert.equal(statusOf(await call(bob, 'get_mining_result', { workflow_id: a.workflow_id })).status, 'not_found');
+    });
+});

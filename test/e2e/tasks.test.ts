@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+
+/**
+ * The protocol features over real HTTP: the MCP SDK's client against the app on the local host, Durable
+ * state in Azurite. MCP Tasks (callToolStream, tasks/get|result|list|cancel), progress notifications
+ * on the SSE stream of a budgeted wait, the workflow resource and results cut to MAX_RESULT_CHARS.
+ *
+ * The host runs with App Service Authentication "on" (WEBSITE_AUTH_ENABLED), so the principal headers a
+ * client sends pick its tenant, as Easy Auth's would in Azure; without them a caller is the shared tenant.
+ */
+
+interface Block {
+    index: number;
+    previous_hash: string;
+    nonce: number;
+    hash: string;
+}
+interface Status {
+    status: string;
+    workflow_id: string;
+    result?: { difficulty: number; blocks: Block[]; total_attempts: number };
+    truncated?: boolean;
+    next?: string;
+    reason?: string;
+}
+
+/** Every block against the hashing rule, from scratch. */
+function verifyChain(blocks: Block[], difficulty: number, count: number): void {
+    assert.equal(blocks.length, count);
+    let previous = 'GENESIS';
+    for (const [i, block] of blocks.entries()) {
+        const digest = createHash('sha256').update(`${i}:${previous}:${block.nonce}`, 'utf8').digest();
+        assert.equal(block.hash, digest.toString('hex'));
+        assert.equal(block.previous_hash, previous);
+        let zeros = 0;
+        for (const byte of digest) {
+            if (byte !== 0) {
+                zeros += Math.clz32(byte) - 24;
+                break;
+            }
+            zeros += 8;
+        }
+        assert.ok(zeros >= difficulty);
+        previous = block.hash;
+    }
+}
+
+const WAIT_BUDGET_SECONDS = 5;
+
+describe('MCP Tasks, progress and resources over HTTP against the app on the local host', () => {
+    let app: AppOnAzurite;
+    let mcpUrl: URL;
+    const clients: Client[] = [];
+
+    /** A client; with a principal, the tenant App Service Authentication would give it. */
+    async function connect(principal?: string): Promise<Client> {
+        const headers: Record<string, string> = principal ? { 'x-ms-client-principal-id': principal, 'x-ms-client-principal-idp': 'aad' } : {};
+        const client = new Client({ name: 'e2e-tasks', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
+        clients.push(client);
+        // Tells the client which tools take tasks and what their output schemas are.
+        await client.listTools();
+        return client;
+    }
+
+    const statusOf = (result: CallToolResult) => result.structuredContent as unknown as Status;
+
+    before(async () => {
+        app = await startAppOnAzurite('tasks', {
+            WAIT_BUDGET_SECONDS: String(WAIT_BUDGET_SECONDS),
+            // The task poll interval (pollInterval = POLL_AFTER_SECONDS s) the client sleeps between tasks/get.
+            POLL_AFTER_SECONDS: '1',
+            MAX_RESULT_CHARS: '1000',
+            // Long chains of quick blocks: progress every fraction of a second for many seconds.
+            MAX_BLOCKS: '64',
+            WEBSITE_AUTH_ENABLED: 'True',
+        });
+        mcpUrl = app.mcpUrl;
+    });
+    after(async () => {
+        for (const client of clients) await client.close().catch(() => undefined);
+        await app?.stop();
+    });
+
+    test('callToolStream runs a mining task to completion by polling tasks/get, then tasks/result', async () => {
+        const client = await connect();
+        assert.deepEqual(client.getServerCapabilities()?.tasks, { cancel: {}, requests: { tools: { call: {} } } });
+        const seen: string[] = [];
+        let taskId: string | undefined;
+        let result: CallToolResult | undefined;
+        const stream = client.experimental.tasks.callToolStream(
+            { name: 'start_mining', arguments: { difficulty: 18, blocks: 3 } },
+            CallToolResultSchema,
+            { task: { ttl: 600_000 } }
+        );
+        for await (const message of stream) {
+            seen.push(message.type === 'taskStatus' ? `taskStatus:${message.task.status}` : message.type);
+            if (message.type === 'taskCreated') taskId = message.task.taskId;
+            if (message.type === 'result') result = message.result as CallToolResult;
+            if (message.type === 'error') assert.fail(message.error.message);
+        }
+        assert.equal(seen[0], 'taskCreated');
+        assert.deepEqual(seen.slice(-2), ['taskStatus:completed', 'result']);
+        assert.ok(taskId && result);
+        const status = statusOf(result);
+        // The task id is the workflow id: the same workflow answers the plain tools.
+        assert.equal(status.workflow_id, taskId);
+        assert.equal(status.status, 'completed');
+        assert.ok(status.result);
+        verifyChain(status.result.blocks, 18, 3);
+
+        const task = await client.experimental.tasks.getTask(taskId);
+        assert.equal(task.status, 'completed');
+        assert.equal(task.ttl, 600_000);
+        assert.equal(task.pollInterval, 1000);
+        assert.equal(task.statusMessage, 'Mined all 3 blocks');
+        const again = (await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } })) as CallToolResult;
+        assert.deepEqual(statusOf(again), status);
+    });
+
+    test("tasks/list shows a caller only its own tasks, and another caller's task is unknown", async () => {
+        const alice = await connect('alice');
+        const bob = await connect('bob');
+        assert.ok(alice.getServerCapabilities()?.tasks?.list, 'list is declared to a caller that can be told apart');
+        const start = async (client: Client) => {
+            for await (const message of client.experimental.tasks.callToolStream({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } })) {
+                if (message.type === 'taskCreated') return message.task.taskId;
+            }
+            throw new Error('no task');
+        };
+        const alices = await start(alice);
+        const bobs = await start(bob);
+        const listed = (await alice.experimental.tasks.listTasks()).tasks.map((t) => t.taskId);
+        assert.ok(listed.includes(alices));
+        assert.ok(!listed.includes(bobs));
+        await assert.rejects(alice.experimental.tasks.getTask(bobs), /Task not found/);
+    });
+
+    test('progress notifications arrive during the budgeted wait, and resetTimeoutOnProgress outlives a short client timeout', async () => {
+        const client = await connect();
+        const progress: Progress[] = [];
+        // A run that outlasts the wait budget (64 blocks of about 2^18 hashes plus an orchestration round trip
+        // each), with a block done every fraction of a second: the call lasts about the budget (5 s), well
+        // past the client's 2 s timeout, which each notification resets.
+        const timeout = 2000;
+        const started = Date.now();
+        const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 18, blocks: 64 } }, CallToolResultSchema, {
+            onprogress: (p) => progress.push(p),
+            timeout,
+            resetTimeoutOnProgress: true,
+        })) as CallToolResult;
+        const elapsed = Date.now() - started;
+        assert.ok(elapsed > timeout, `the call took ${elapsed} ms, longer than the ${timeout} ms timeout`);
+        assert.ok(['running', 'completed'].includes(statusOf(result).status));
+        assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
+        for (const [i, p] of progress.entries()) {
+            assert.equal(p.total, 64);
+            assert.equal(p.message, p.progress === 0 ? 'Mining block 1 of 64' : `Mined block ${p.progress} of 64`);
+            if (i > 0) assert.ok(p.progress > (progress[i - 1]?.progress ?? -1), 'progress increases');
+        }
+        // The run goes on; stop it so it does not slow the tests after this one.
+        await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: statusOf(result).workflow_id } });
+    });
+
+    test('a result longer than MAX_RESULT_CHARS is cut, and whole through the resource it links', async () => {
+        const client = await connect();
+        const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 16 } })) as CallToolResult;
+        const status = statusOf(result);
+        assert.equal(status.status, 'completed');
+        assert.equal(status.truncated, true);
+        assert.ok(status.result && status.result.blocks.length < 16);
+        const text = result.content[0];
+        assert.ok(text?.type === 'text' && text.text.length <= 1000);
+        const link = result.content.find((c) => c.type === 'resource_link');
+        assert.ok(link?.type === 'resource_link');
+        assert.equal(link.uri, `mining://workflows/${status.workflow_id}`);
+        assert.match(status.next ?? '', new RegExp(`Read the resource ${link.uri}`));
+
+        const read = await client.readResource({ uri: link.uri });
+        const content = read.contents[0];
+        assert.ok(content && 'text' in content);
+        assert.equal(content.mimeType, 'application/json');
+        const whole = JSON.parse(content.text) as Status;
+        assert.equal(whole.truncated, undefined);
+        assert.ok(whole.result);
+        verifyChain(whole.result.blocks, 8, 16);
+        assert.deepEqual(whole.result.blocks.slice(0, status.result.blocks.length), status.result.blocks);
+
+        // Another caller cannot read it.
+        const stranger = await connect('mallory');
+        await assert.rejects(stranger.readResource({ uri: link.uri }), (error: unknown) => error instanceof McpError && /not found/.test(error.message));
+    });
+
+    // Terminate does not stop a running activity at once (MineBlock notices the end within seconds), so last.
+    test('cancelTask ends the orchestration: the task is cancelled and the workflow failed/cancelled', async () => {
+        const client = await connect();
+        let taskId: string | undefined;
+        for await (const message of client.experimental.tasks.callToolStream({ name: 'start_mining', arguments: { difficulty: 32, blocks: 4 } })) {
+            if (message.type === 'taskCreated') {
+                taskId = message.task.taskId;
+                break;
+            }
+        }
+        assert.ok(taskId);
+        const cancelled = await client.experimental.tasks.cancelTask(taskId);
+        assert.equal(cancelled.status, 'cancelled');
+        assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'cancelled');
+        const status = statusOf((await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } })) as CallToolResult);
+        assert.deepEqual([status.status, status.reason], ['failed', 'cancelled']);
+        await assert.rejects(client.experimental.tasks.cancelTask(taskId), /terminal status/);
+    });
+});

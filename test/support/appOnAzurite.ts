@@ -1,0 +1,39 @@
+import { repoRoot, spawnHost, type SpawnedHost } from './spawnHost';
+import { startTestAzurite, uniqueHubName, type TestAzurite } from './testAzurite';
+
+export interface AppOnAzurite {
+    readonly azurite: TestAzurite;
+    readonly host: SpawnedHost;
+    /** The MCP endpoint, e.g. http://127.0.0.1:41234/api/mcp */
+    readonly mcpUrl: URL;
+    /** Stops the host, then its Azurite. */
+    stop(): Promise<void>;
+}
+
+/**
+ * The function app of this repository on the local host with Durable state in an Azurite of its own
+ * and a task hub of its own, as `npm start` runs it; `env` adds or overrides app settings.
+ */
+export async function startAppOnAzurite(hubPrefix: string, env: Record<string, string> = {}): Promise<AppOnAzurite> {
+    const azurite = await startTestAzurite();
+    let host: SpawnedHost;
+    try {
+        host = await spawnHost({
+            app: repoRoot,
+            storage: 'azure',
+            env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: uniqueHubName(hubPrefix), ...env },
+        });
+    } catch (error) {
+        await azurite.stop();
+        throw error;
+    }
+    return {
+        azurite,
+        host,
+        mcpUrl: new URL(`${host.url}/api/mcp`),
+        async stop() {
+            await host.stop();
+            await azurite.stop();
+        },
+    };
+}
