@@ -145,7 +145,13 @@ describe('fuzz: malformed requests over HTTP never get a 5xx or leak internals',
             storage: 'azure',
             functionKey: KEY,
             args: ['--log-level', 'warning'],
-            env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: uniqueHubName('fuzz'), WAIT_BUDGET_SECONDS: '1' },
+            // As App Service Authentication sets it: callers with a principal header are tenants of their own.
+            env: {
+                AzureWebJobsStorage: azurite.connectionString,
+                TASKHUB_NAME: uniqueHubName('fuzz'),
+                WAIT_BUDGET_SECONDS: '1',
+                WEBSITE_AUTH_ENABLED: 'true',
+            },
         });
         mcpUrl = `${host.url}/api/mcp`;
     });

@@ -171,6 +171,11 @@ export class FuzzGenerator {
             () => this.wrongHttpMethod(),
             () => this.oddPath(),
             () => this.nested(),
+            () => this.taskOperation(),
+            () => this.resourceRead(),
+            () => this.badIdempotencyKey(),
+            () => this.taskAugmented(),
+            () => this.oddPrincipal(),
         ];
         const requests: FuzzRequest[] = [];
         for (let i = 0; i < count; i++) requests.push(this.#pick(kinds)());
@@ -293,6 +298,53 @@ export class FuzzGenerator {
             () => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
         ];
         return this.#post(`nested ${depth} deep`, this.#pick(variants)());
+    }
+
+    /** tasks/get, tasks/result, tasks/cancel on odd or foreign ids; tasks/list with odd cursors. */
+    taskOperation(): FuzzRequest {
+        const method = this.#pick(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list'] as const);
+        const params =
+            method === 'tasks/list'
+                ? this.#pick([{}, { cursor: '' }, { cursor: 'not-a-cursor' }, { cursor: 'eyJ4IjoxfQ' }, { cursor: 42 }, { cursor: 'A'.repeat(5000) }])
+                : { taskId: this.#pick(ODD_IDS) };
+        return this.#post('task operation', this.#rpc(method, params));
+    }
+
+    /** The workflow resource with odd ids, and URIs it does not serve. */
+    resourceRead(): FuzzRequest {
+        const uri = this.#pick([
+            `mining://workflows/${String(this.#pick(ODD_IDS))}`,
+            'mining://workflows/',
+            'mining://workflows/../../etc/passwd',
+            'mining://workflows/shared-00000000-0000-4000-8000-000000000000',
+            'file:///etc/passwd',
+            'http://127.0.0.1:7071/runtime/webhooks/durabletask/instances',
+            '',
+            42 as unknown as string,
+        ]);
+        return this.#post('resource read', this.#rpc(this.#pick(['resources/read', 'resources/subscribe', 'resources/list', 'resources/templates/list']), { uri }));
+    }
+
+    /** start_mining with keys of the wrong type or length, or odd but valid ones (a cheap run at most). */
+    badIdempotencyKey(): FuzzRequest {
+        const key = this.#pick(['', 'k'.repeat(256), 'k'.repeat(100_000), 42, null, [], {}, true, 'ключ', '../../x', '?code=x', '\u0000', ' '] as unknown[]);
+        return this.#post('odd idempotency key', this.#call('start_mining', { difficulty: 0, blocks: 1, idempotency_key: key }));
+    }
+
+    /** A task-augmented call with odd task parameters (a valid one makes a cheap task). */
+    taskAugmented(): FuzzRequest {
+        const task = this.#pick([{ ttl: -1 }, { ttl: 'x' }, { ttl: 1e20 }, { ttl: null }, { ttl: 1.5 }, 'x', [], { ttl: 60_000 }, {}] as unknown[]);
+        const tool = this.#pick(TOOLS);
+        const args = tool === 'start_mining' ? { difficulty: 0, blocks: 1 } : { workflow_id: this.#pick(ODD_IDS) };
+        return this.#post('task-augmented call', this.#rpc('tools/call', { name: tool, arguments: args, task }));
+    }
+
+    /** Odd App Service Authentication principal headers (the fuzz host trusts them, as Easy Auth would set them). */
+    oddPrincipal(): FuzzRequest {
+        const principal = this.#pick(['', ' ', '../admin', '%00', 'x\ty', 'p'.repeat(4000), 'shared', '00000000-0000-0000-0000-000000000000']);
+        const headers = { ...GOOD_HEADERS, 'x-ms-client-principal-id': principal, 'x-ms-client-principal-idp': this.#pick(['aad', '', 'x'.repeat(300)]) };
+        const body = this.#pick([this.#rpc('tasks/list', {}), this.#oddIdCall(), this.#call('start_mining', { difficulty: 0, blocks: 1, idempotency_key: 'same' })]);
+        return { label: 'odd principal', method: 'POST', pathSuffix: '', headers, body };
     }
 
     // ---- helpers ----
