@@ -54,6 +54,8 @@ interface Tally {
     errors: string[];
     completed: number;
     lost: string[];
+    /** start_mining calls that answered `running` (the poll path was used). */
+    startedRunning: number;
 }
 
 /** The chain checks out against the hashing rule (README), recomputed here with node:crypto. */
@@ -94,6 +96,7 @@ async function oneClient(url: URL, i: number, opts: Required<Omit<LoadOptions, '
         await client.connect(new StreamableHTTPClientTransport(url), { signal });
         let status = await timedCall(client, tally, 'start_mining', { difficulty: opts.difficulty, blocks }, signal);
         id = status.workflow_id;
+        if (status.status === 'running') tally.startedRunning++;
         while (status.status === 'running') {
             await new Promise((resolve) => setTimeout(resolve, opts.pollIntervalMs));
             if (signal.aborted) throw new Error('deadline reached');
@@ -134,7 +137,7 @@ export async function run(options: LoadOptions = {}): Promise<string> {
         });
         try {
             const url = new URL(`${host.url}/api/mcp`);
-            const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [] };
+            const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [], startedRunning: 0 };
             const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
             // Every client's calls (and the SDK's fetches under them) listen on the one deadline: many listeners,
             // on purpose, each removed when its call ends.
@@ -162,8 +165,9 @@ function report(opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, totalMs:
         '## Load',
         '',
         `${opts.clients} MCP SDK clients at once against the app on the local host with Azurite (loopback): each ` +
-            `starts one run (difficulty ${opts.difficulty}, 2 to 4 blocks) with \`start_mining\`, whose wait budget ` +
-            `(\`WAIT_BUDGET_SECONDS=${opts.waitBudgetSeconds}\`) it outlasts, then polls \`get_mining_result\` every ` +
+            `starts one run (difficulty ${opts.difficulty}, 2 to 4 blocks) with \`start_mining\` ` +
+            `(\`WAIT_BUDGET_SECONDS=${opts.waitBudgetSeconds}\`; ${tally.startedRunning} of ${opts.clients} answered \`running\`), ` +
+            `then polls \`get_mining_result\` every ` +
             `${opts.pollIntervalMs} ms until the run ends, and re-checks the chain. A run is lost if it does not end ` +
             '`completed` with a chain that checks out; an error is any tool error, protocol error or failed request.',
         '',
