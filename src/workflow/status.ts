@@ -147,6 +147,16 @@ export function isCancelReason(output: unknown): boolean {
 }
 
 /**
+ * An unexpected error's first line can still name internals: a URL (the durable client's management
+ * endpoint, with its key), a file on the instance, a stack frame's location. The user gets placeholders.
+ */
+function redactInternals(message: string): string {
+    return message
+        .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>)]+/gi, '<url>')
+        .replace(/(?:\b[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}[\\/]?(?::\d+(?::\d+)?)?/g, '<path>');
+}
+
+/**
  * A short failure message that is safe to show a user. The host stores a failed instance's output
  * as text such as `Orchestrator function 'MineChain' failed: Activity function 'MineBlock' failed:
  * <message> \n {json details}`; only <message> is kept: no wrappers, details, stack traces or JSON.
@@ -161,7 +171,7 @@ export function safeFailureMessage(output: unknown): string {
         message = message.replace(wrapper, '');
     }
     // Control characters have no place in a message for a user.
-    message = message.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+    message = redactInternals(message.replace(/[\u0000-\u001f\u007f]+/g, ' ')).trim();
     if (message === '') return fallback;
     return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
 }
