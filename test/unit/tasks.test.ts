@@ -288,6 +288,13 @@ describe('MCP Tasks: ttl', () => {
         const id = seed(backend, 'shared-old', { createdTime: new Date(0) });
         assert.equal((await tasks.getTask(id)).ttl, null);
     });
+
+    it('refuses a ttl of zero or less before anything starts', async () => {
+        const backend = new MemoryBackend();
+        const { startTask } = await connect(backend);
+        for (const ttl of [0, -1]) await assert.rejects(startTask({ difficulty: 1, blocks: 1 }, ttl));
+        assert.equal(backend.instances.size, 0);
+    });
 });
 
 describe('MCP Tasks: tasks/list', () => {

@@ -132,9 +132,14 @@ function startInputSchema(config: ToolDeps['config']) {
     });
 }
 
-/** The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms, or none. */
+/**
+ * The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms, or
+ * none when none was asked for. Zero, negative or infinite is a client mistake, refused before anything starts.
+ */
 function requestedTtlMs(ttl: number | undefined): number | undefined {
-    return ttl !== undefined && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER) : undefined;
+    if (ttl === undefined) return undefined;
+    if (!Number.isFinite(ttl) || ttl <= 0) throw new Error('task.ttl must be a positive number of milliseconds');
+    return Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER);
 }
 
 /**
