@@ -13,9 +13,29 @@ app.setup({ enableHttpStream: true });
 // Read at load: a bad setting stops the app at start with a message naming it.
 const config = getConfig();
 
+const clientInput = df.input.durableClient();
+const clients = new Map<string, df.DurableClient>();
+
+/**
+ * The durable client for this invocation. Building one (URL checks, an HTTP client) costs more than
+ * the rest of a get_mining_result call, and its binding data is the same for every invocation of
+ * the function, so one is kept per distinct binding data (in practice one per process). It holds
+ * no per-request state.
+ */
+function durableClient(context: InvocationContext): df.DurableClient {
+    const key = JSON.stringify(context.extraInputs.get(clientInput) ?? null);
+    let client = clients.get(key);
+    if (client === undefined) {
+        client = df.getClient(context);
+        if (clients.size >= 16) clients.clear();
+        clients.set(key, client);
+    }
+    return client;
+}
+
 export async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
     try {
-        const buildServer = () => buildMcpServer({ client: df.getClient(context), config, log: context });
+        const buildServer = () => buildMcpServer({ client: durableClient(context), config, log: context });
         return toResponseInit(await serveMcpRequest(toWebRequest(request), buildServer, context));
     } catch (error) {
         context.error('MCP endpoint failed', error);
@@ -27,6 +47,6 @@ app.http('mcp', {
     route: 'mcp',
     methods: ['GET', 'POST', 'DELETE'],
     authLevel: 'function',
-    extraInputs: [df.input.durableClient()],
+    extraInputs: [clientInput],
     handler: mcpHandler,
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Config } from '../../config';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
@@ -22,35 +23,45 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
     );
 }
 
-export function registerStartMining(server: McpServer, deps: ToolDeps): void {
-    const { config, log } = deps;
+/** The input schema for a configuration; built once per configuration, not per request (zod schemas are costly to build). */
+const inputSchemas = new WeakMap<Config, ReturnType<typeof buildInputSchema>>();
+
+function buildInputSchema(config: Config) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
+    return {
+        difficulty: z
+            .number({ error: difficultyBound })
+            .int({ error: difficultyBound })
+            .min(0, { error: difficultyBound })
+            .max(maxDifficulty, { error: difficultyBound })
+            .default(defaultDifficulty)
+            .describe(`Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`),
+        blocks: z
+            .number({ error: blocksBound })
+            .int({ error: blocksBound })
+            .min(1, { error: blocksBound })
+            .max(maxBlocks, { error: blocksBound })
+            .default(chainLength)
+            .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
+    };
+}
+
+export function registerStartMining(server: McpServer, deps: ToolDeps): void {
+    const { config, log } = deps;
+    let inputSchema = inputSchemas.get(config);
+    if (inputSchema === undefined) {
+        inputSchema = buildInputSchema(config);
+        inputSchemas.set(config, inputSchema);
+    }
 
     server.registerTool(
         'start_mining',
         {
             title: 'Start mining',
             description: startMiningDescription(config.waitBudgetSeconds),
-            inputSchema: {
-                difficulty: z
-                    .number({ error: difficultyBound })
-                    .int({ error: difficultyBound })
-                    .min(0, { error: difficultyBound })
-                    .max(maxDifficulty, { error: difficultyBound })
-                    .default(defaultDifficulty)
-                    .describe(
-                        `Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`
-                    ),
-                blocks: z
-                    .number({ error: blocksBound })
-                    .int({ error: blocksBound })
-                    .min(1, { error: blocksBound })
-                    .max(maxBlocks, { error: blocksBound })
-                    .default(chainLength)
-                    .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
-            },
+            inputSchema,
             outputSchema: startStatusSchema,
             annotations: {
                 title: 'Start mining',
