@@ -9,8 +9,8 @@ import { kernelModuleBytes } from '../../src/mining/sha256Wasm';
 import { sleb, uleb } from '../../src/mining/wasmAssembler';
 
 const HEX = '00000f0ae069f928c3308babadb0794eba48e7c26e4b16428bb7af9be5c2ab50';
-/** Prefixes whose digits start in the first block, right at its end, across it, and whose last block is too long for one compression. */
-const PREVIOUS = [GENESIS, HEX, 'é✓', 'x'.repeat(56), 'x'.repeat(60), 'y'.repeat(110), 'z'.repeat(200)];
+/** Prefixes whose digits start in the first block, right at its end, across it, whose last block is too long for one compression, and one longer than the scanner's buffer. */
+const PREVIOUS = [GENESIS, HEX, 'é✓', 'x'.repeat(56), 'x'.repeat(60), 'y'.repeat(110), 'z'.repeat(200), 'é'.repeat(150)];
 
 /** Nonces around every digit-count boundary up to 16 digits, and around 100-nonce group edges. */
 function boundaryNonces(): number[] {
