@@ -43,3 +43,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export const fmt = (value: number, digits = 2) => value.toFixed(digits);
 export const mhs = (hashesPerSecond: number) => `${(hashesPerSecond / 1e6).toFixed(2)} MH/s`;
 export const met = (ok: boolean) => (ok ? '**met**' : '**missed**');
+
+/** A section's result line; bench/index.ts copies every such line into the summary table. */
+export const RESULT = 'Result: ';
+export const result = (text: string) => `${RESULT}${text}`;

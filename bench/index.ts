@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../test/support/spawnHost';
-import { type BenchModule, load1, machineLine, optionsFromArgv } from './common';
+import { type BenchModule, RESULT, load1, machineLine, optionsFromArgv } from './common';
 import { run as completionLag } from './completionLag';
 import { run as memory } from './memory';
 import { run as mining } from './mining';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const started = new Date();
     const loadAtStart = load1();
     const sections: string[] = [];
-    const summary: Array<[string, string, number]> = [];
+    const summary: Array<[string, string[], number]> = [];
     for (const [name, run] of MODULES) {
         if (only !== undefined && !only.has(name)) continue;
         process.stderr.write(`bench: ${name}…\n`);
@@ -54,10 +54,14 @@ async function main(): Promise<void> {
         const seconds = (performance.now() - t) / 1000;
         process.stdout.write(`\n${section}\n`);
         sections.push(section);
-        summary.push([name, headline(section), seconds]);
+        summary.push([name, results(section), seconds]);
     }
 
-    const table = ['| benchmark | result | s |', '|---|---|---:|', ...summary.map(([n, h, s]) => `| ${n} | ${h} | ${s.toFixed(0)} |`)];
+    const table = [
+        '| benchmark | result | s |',
+        '|---|---|---:|',
+        ...summary.flatMap(([n, lines, s]) => lines.map((line, k) => `| ${k === 0 ? n : ''} | ${line} | ${k === 0 ? s.toFixed(0) : ''} |`)),
+    ];
     process.stdout.write(`\n${table.join('\n')}\n`);
     if (values['no-write'] === true) return;
     const doc = [
@@ -78,10 +82,10 @@ async function main(): Promise<void> {
     process.stderr.write('bench: wrote BENCHMARKS.md\n');
 }
 
-/** The line of a section that states its result against its target, shortened for the summary. */
-function headline(section: string): string {
-    const line = section.split('\n').find((l) => /\*\*(met|missed)\*\*/.test(l)) ?? section.split('\n').find((l) => l.startsWith('| per ')) ?? '';
-    return line.replace(/\|/g, '/').slice(0, 240);
+/** The lines of a section that state its results (see `result` in common.ts). */
+function results(section: string): string[] {
+    const lines = section.split('\n').filter((l) => l.startsWith(RESULT)).map((l) => l.slice(RESULT.length));
+    return lines.length > 0 ? lines : ['(no result line)'];
 }
 
 main().catch((error: unknown) => {

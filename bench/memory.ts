@@ -6,7 +6,7 @@
  *   npm run build && node dist/bench/memory.js [--quick]
  */
 import { residentBytes, withApp } from './appHost';
-import { type BenchOptions, fmt, load1, runIfMain, sleep } from './common';
+import { type BenchOptions, fmt, load1, result, runIfMain, sleep } from './common';
 
 const MB = 1024 * 1024;
 
@@ -58,6 +58,11 @@ export async function run(opts: BenchOptions): Promise<string> {
         `| idle (warmed up) | ${fmt(idle / MB, 1)} MB |`,
         `| ${count} running workflows (about ${running} running) | ${fmt(loaded / MB, 1)} MB |`,
         `| per running workflow | **${fmt(perWorkflow / 1024, 1)} KB** |`,
+        '',
+        'RSS grows in steps as V8 enlarges its heap, so the figure per workflow is an average over all of them, and a ' +
+            'run with fewer workflows (`--quick`: 200) shows more per workflow.',
+        '',
+        result(`host RSS with ${count} running workflows **${fmt(loaded / MB, 0)} MB** (idle ${fmt(idle / MB, 0)} MB), **${fmt(perWorkflow / 1024, 0)} KB** per workflow (no target).`),
     ].join('\n');
 }
 

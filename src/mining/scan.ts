@@ -59,21 +59,26 @@ export function scanRange(
         next = MIDSTATE_MIN_NONCE;
     }
     const scanner = MidstateScanner.create(Buffer.from(`${index}:${previousHash}:`, 'utf8'));
+    if (scanner === undefined) return scanRangeNodeCrypto(index, previousHash, difficulty, next, end);
     const mask = firstWordMask(difficulty);
     while (next < end) {
         // One group: the nonces that share all digits but the last two.
         const group = Math.floor(next / 100);
         const base = group * 100;
         const groupEnd = Math.min(end, base + 100);
-        if (scanner === undefined || !scanner.prepare(group)) {
-            const found = scanRangeNodeCrypto(index, previousHash, difficulty, next, groupEnd);
+        if (!scanner.prepare(group)) {
+            // The message's layout depends only on the number of digits: none of the nonces with as
+            // many digits as this one fits the kernel, so node:crypto takes all of them in one go.
+            const sameDigits = Math.min(end, 10 ** String(next).length);
+            const found = scanRangeNodeCrypto(index, previousHash, difficulty, next, sameDigits);
             if (found !== undefined) return found;
-        } else {
-            const hi = groupEnd - base;
-            for (let j = scanner.scanGroup(next - base, hi, mask); j >= 0; j = scanner.scanGroup(j + 1, hi, mask)) {
-                // The kernel checks the first 32 bits only: confirm the whole digest with the plain rule.
-                if (meetsDifficulty(blockDigest(index, previousHash, base + j), difficulty)) return base + j;
-            }
+            next = sameDigits;
+            continue;
+        }
+        const hi = groupEnd - base;
+        for (let j = scanner.scanGroup(next - base, hi, mask); j >= 0; j = scanner.scanGroup(j + 1, hi, mask)) {
+            // The kernel checks the first 32 bits only: confirm the whole digest with the plain rule.
+            if (meetsDifficulty(blockDigest(index, previousHash, base + j), difficulty)) return base + j;
         }
         next = groupEnd;
     }
