@@ -112,10 +112,11 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 
     const loadBefore = load1();
     const pinnedTo = pinned('true', [])[2] ? 'pinned to CPU 0 with `taskset`' : 'not pinned (no taskset)';
 
-    // 1. Kernel against OpenSSL, interleaved.
+    // 1. Kernel against OpenSSL, interleaved. Without openssl the kernels are still measured, with no reference.
+    const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
     const rates = { openssl: [] as number[], wasm: [] as number[], crypto: [] as number[], plain: [] as number[] };
     for (let round = 0; round < rounds; round++) {
-        rates.openssl.push(opensslRate(PROBE_MESSAGE_BYTES, seconds));
+        if (hasOpenssl) rates.openssl.push(opensslRate(PROBE_MESSAGE_BYTES, seconds));
         rates.wasm.push(probeRate('wasm', seconds));
         rates.crypto.push(probeRate('crypto', seconds));
         if (round === 0) rates.plain.push(probeRate('plain', seconds));
@@ -134,7 +135,7 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 
     for (let round = 0; round < rounds - 1; round++) {
         one.push(await poolRate(1, seconds, 1e9 * (round + 1)));
         all.push(await poolRate(threads, seconds, 1e9 * (round + 1) + 5e8));
-        opensslAll.push(opensslMultiRate(PROBE_MESSAGE_BYTES, seconds, threads));
+        if (hasOpenssl) opensslAll.push(opensslMultiRate(PROBE_MESSAGE_BYTES, seconds, threads));
     }
     const scaling = median(all) / median(one);
     const opensslScaling = median(opensslAll) / openssl;
@@ -154,12 +155,21 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 
     const measured = long.length > 0 ? long : chains;
     const rate = measured.reduce((s, c) => s + c.attempts, 0) / measured.reduce((s, c) => s + c.seconds, 0);
 
-    // DEFAULT_DIFFICULTY: the smallest difficulty whose default run, at the measured pool rate, lasts at
-    // least two wait budgets. The lower bound is what makes the demo reach the poll path; a longer run
-    // only means a longer wait (and machines with more cores shorten it).
+    // DEFAULT_DIFFICULTY is tuned for a 2-core machine: two dedicated cores, each at the one-thread kernel
+    // rate measured above (pinned, so least disturbed by other load). This machine's shared vCPUs scale
+    // worse (see the OpenSSL reference), and its chain rate swings with other tenants' load, so neither
+    // is used for the choice; both are shown. The choice is the smallest difficulty whose default run
+    // lasts at least two budgets on two cores: the lower bound is what makes the demo reach the poll path,
+    // while a longer run only means a longer wait.
     const budget = config.waitBudgetSeconds;
-    const candidates = Object.entries(RECORDED_ATTEMPTS).map(([d, attempts]) => ({ d: Number(d), attempts, s: attempts / rate }));
-    const best = candidates.find((c) => c.s >= 2 * budget) ?? (candidates[candidates.length - 1] as (typeof candidates)[number]);
+    const twoCores = 2 * wasm;
+    const candidates = Object.entries(RECORDED_ATTEMPTS).map(([d, attempts]) => ({
+        d: Number(d),
+        attempts,
+        here: chains.find((c) => c.difficulty === Number(d))?.seconds,
+        onTwo: attempts / twoCores,
+    }));
+    const best = candidates.find((c) => c.onTwo >= 2 * budget) ?? (candidates[candidates.length - 1] as (typeof candidates)[number]);
 
     const lines = [
         '## Mining',
@@ -171,7 +181,7 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 
         '',
         '| measurement | rate | ratio |',
         '|---|---:|---:|',
-        `| \`openssl speed -evp sha256 -bytes ${PROBE_MESSAGE_BYTES}\`, one core | ${mhs(openssl)} | 1 |`,
+        `| \`openssl speed -evp sha256 -bytes ${PROBE_MESSAGE_BYTES}\`, one core | ${hasOpenssl ? mhs(openssl) : 'openssl not installed'} | 1 |`,
         `| **WebAssembly SIMD kernel** (midstate + one compression, 4 lanes), one thread | **${mhs(wasm)}** | **${fmt(kernelRatio)}x** OpenSSL |`,
         `| node:crypto kernel (\`crypto.hash\`, digits incremented in place), one thread | ${mhs(cryptoKernel)} | ${fmt(cryptoKernel / openssl)}x |`,
         `| plain rule (\`createHash().update(text).digest()\`), one thread | ${mhs(plainRate)} | ${fmt(plainRate / openssl)}x |`,
@@ -201,38 +211,38 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 
             'once per 100 nonces. Scaling: the pool is compared with OpenSSL on the same cores; where OpenSSL itself gains ' +
             `little from ${threads} processes, the cores are shared (vCPUs of a busy host), not the pool.`,
         '',
-        `The default chain (${config.chainLength} blocks from GENESIS); difficulties above ${maxChainDifficulty} are recorded ` +
-            `from earlier runs, their seconds expected at ${mhs(rate)}:`,
+        `The default chain (${config.chainLength} blocks from GENESIS), mined here up to difficulty ${maxChainDifficulty} ` +
+            `(attempts above it recorded from earlier runs), and its expected length on two dedicated cores at the one-thread ` +
+            `kernel rate measured above (2 x ${mhs(wasm)} = ${mhs(twoCores)}):`,
         '',
-        '| difficulty | total_attempts | seconds | attempts / expected | × budget |',
-        '|---:|---:|---:|---:|---:|',
+        '| difficulty | total_attempts | attempts / expected | s here | s on 2 cores | × budget on 2 cores |',
+        '|---:|---:|---:|---:|---:|---:|',
     ];
     for (const c of candidates) {
-        const mined = chains.find((m) => m.difficulty === c.d);
-        const s = mined?.seconds ?? c.s;
         const luck = c.attempts / (config.chainLength * 2 ** c.d);
-        lines.push(
-            `| ${c.d} | ${c.attempts.toLocaleString('en-US')} | ${fmt(s, 1)}${mined ? '' : ' (expected)'} | ${fmt(luck)} | ${fmt(s / budget, 1)} |`
-        );
+        const here = c.here === undefined ? `(${fmt(c.attempts / rate, 0)} expected)` : fmt(c.here, 1);
+        lines.push(`| ${c.d} | ${c.attempts.toLocaleString('en-US')} | ${fmt(luck)} | ${here} | ${fmt(c.onTwo, 1)} | ${fmt(c.onTwo / budget, 1)} |`);
     }
-    const inWindow = best.s >= 2 * budget && best.s <= 4 * budget;
-    const neighbours = candidates
-        .filter((c) => Math.abs(c.d - best.d) === 1)
-        .map((c) => `${c.d} would take ${fmt(c.s, 0)} s (${fmt(c.s / budget, 1)}x)`)
-        .join(', ');
+    const inWindow = best.onTwo >= 2 * budget && best.onTwo <= 4 * budget;
+    const below = candidates.find((c) => c.d === best.d - 1);
     lines.push(
         '',
-        `**DEFAULT_DIFFICULTY.** At the measured ${mhs(rate)}, the smallest difficulty whose default run lasts at least ` +
-            `two ${budget} s budgets (so that the demo reaches the poll path) is **${best.d}**: ${(best.attempts / 1e6).toFixed(1)} M ` +
-            `attempts, ${fmt(best.s, 1)} s at that rate; ${neighbours}. The chain is fixed, and its attempts step unevenly: ` +
-            '27 is a lucky chain (0.81 of its expected attempts) and 28 an unlucky one (2.72), so no difficulty lands inside ' +
-            'two to four budgets on two cores at this rate. The smaller one would leave the poll path to chance (a default ' +
-            'run only just longer than the budget here, and finished inline on any machine with more or faster cores); the ' +
-            'larger one waits longer than the window (`cancel_mining` ends it), and shrinks with more cores.',
+        `**DEFAULT_DIFFICULTY.** The smallest difficulty whose default run lasts at least two ${budget} s budgets on two ` +
+            `cores (so that the demo reaches the poll path) is **${best.d}**: ${(best.attempts / 1e6).toFixed(1)} M attempts, ` +
+            `${fmt(best.onTwo, 0)} s on two cores (${fmt(best.onTwo / budget, 1)}x the budget)` +
+            (below === undefined ? '.' : `; ${below.d} would take ${fmt(below.onTwo, 0)} s (${fmt(below.onTwo / budget, 1)}x).`) +
+            (inWindow
+                ? ' That is inside the window of two to four budgets.'
+                : ' The chain is fixed and its attempts step unevenly (27 is a lucky chain, 0.81 of its expected attempts; 28 an ' +
+                  'unlucky one, 2.72), so no difficulty lands inside two to four budgets at this rate: the smaller one would ' +
+                  'leave the poll path to chance (about one budget, finished inline on any machine with more or faster cores); ' +
+                  'the larger one waits longer than the window (`cancel_mining` ends it), and less with more cores.') +
+            ' For comparison, with the earlier node:crypto kernel the pool mined about 5 MH/s on this machine and the default ' +
+            'chain at 26 took 47.6 s (BENCHMARKS.md before this kernel).',
         '',
         result(
-            `DEFAULT_DIFFICULTY ${config.defaultDifficulty}; suggested here ${best.d}, a default run of **${fmt(best.s / budget, 1)}x** the budget ` +
-                `(target 2x to 4x: ${met(inWindow)}).`
+            `DEFAULT_DIFFICULTY ${config.defaultDifficulty}; the rule gives ${best.d}, a default run of **${fmt(best.onTwo / budget, 1)}x** ` +
+                `the budget on two cores (target 2x to 4x: ${met(inWindow)}${inWindow ? '' : best.onTwo > 4 * budget ? `, ${fmt(best.onTwo / (4 * budget), 1)}x over` : ''}).`
         )
     );
     lines.push('', `Load average ${fmt(load1(), 1)} at the end.`);
