@@ -35,7 +35,20 @@ export class McpHttp {
         this.agent.destroy();
     }
 
-    private post(body: string): Promise<string> {
+    /**
+     * A keep-alive socket can be closed by the server just as it is reused (its idle timeout); the
+     * request then never reached the server, so it is sent once more, as Node's documentation advises.
+     */
+    private async post(body: string): Promise<string> {
+        try {
+            return await this.postOnce(body);
+        } catch (error) {
+            if (error instanceof ReusedSocketError) return this.postOnce(body);
+            throw error;
+        }
+    }
+
+    private postOnce(body: string): Promise<string> {
         return new Promise((resolve, reject) => {
             const req = request(this.url, {
                 method: 'POST',
@@ -56,9 +69,15 @@ export class McpHttp {
                 });
                 res.on('error', reject);
             });
-            req.on('error', reject);
+            req.on('error', (error: NodeJS.ErrnoException) => {
+                reject(req.reusedSocket && error.code === 'ECONNRESET' ? new ReusedSocketError(error.message) : error);
+            });
             req.setTimeout(60_000, () => req.destroy(new Error('MCP call timed out')));
             req.end(body);
         });
     }
+}
+
+class ReusedSocketError extends Error {
+    override name = 'ReusedSocketError';
 }
