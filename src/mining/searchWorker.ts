@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { scanRange } from './scan';
 import { lowerThreadPriority } from './threadPriority';
 
@@ -29,11 +29,16 @@ export interface ScanAnswer {
  */
 export const MINING_THREAD_NICE = 10;
 
+export interface SearchWorkerData {
+    /** Overrides MINING_THREAD_NICE (the benchmark measures scaling without it). */
+    threadNice?: number;
+}
+
 const port = parentPort;
 if (port === null) {
     throw new Error('searchWorker.js must run as a worker thread');
 }
-lowerThreadPriority(MINING_THREAD_NICE);
+lowerThreadPriority((workerData as SearchWorkerData | null)?.threadNice ?? MINING_THREAD_NICE);
 
 port.on('message', (job: ScanJob) => {
     // An exception here is deliberately uncaught: the pool sees the worker's 'error' event and
