@@ -7,7 +7,7 @@
  * Loopback only; bounded in clients and time: it stops by itself at the deadline, counting what had not
  * finished as lost, and stops the host and Azurite it started.
  *
- *   npm run build && node dist/bench/load.js [--clients 50] [--difficulty 18] [--deadline-seconds 240]
+ *   npm run build && node dist/bench/load.js [--clients 50] [--difficulty 20] [--deadline-seconds 240]
  */
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -23,7 +23,7 @@ import { formatMs, percentile } from './stats';
 export interface LoadOptions {
     /** Concurrent clients, each starting one run; default 50, at most 200. */
     clients?: number;
-    /** Difficulty of every run; default 18 (a few seconds per run when 50 share two cores). */
+    /** Difficulty of every run; default 20 (a few seconds per run when 50 share two cores with the SIMD kernel). */
     difficulty?: number;
     /** The host's WAIT_BUDGET_SECONDS; default 1, so start_mining answers `running` and the poll path is used. */
     waitBudgetSeconds?: number;
@@ -116,7 +116,7 @@ async function oneClient(url: URL, i: number, opts: Required<Omit<LoadOptions, '
 export async function run(options: LoadOptions = {}): Promise<string> {
     const opts = {
         clients: Math.min(Math.max(1, Math.floor(options.clients ?? 50)), 200),
-        difficulty: options.difficulty ?? 18,
+        difficulty: options.difficulty ?? 20,
         waitBudgetSeconds: options.waitBudgetSeconds ?? 1,
         pollIntervalMs: options.pollIntervalMs ?? 500,
         deadlineSeconds: options.deadlineSeconds ?? 240,

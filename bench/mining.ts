@@ -1,158 +1,270 @@
 /**
- * Mining benchmark: the figures behind DEFAULT_DIFFICULTY (BENCHMARKS.md, "## Mining").
+ * Mining: the kernel's hash rate against OpenSSL on one core, the worker pool on every core against
+ * one thread, and the default chain mined for real, which is what DEFAULT_DIFFICULTY is chosen from.
  *
- *   node dist/bench/mining.js [--min-chain-difficulty N] [--max-chain-difficulty N] [--seconds S]
+ *   npm run build && node dist/bench/mining.js [--quick] [--max-chain-difficulty N]
  *
- * 1. Kernel: one thread, the same nonces, plain `createHash(...).update(text)` against scan.ts's
- *    kernel, interleaved rounds, so the ratio is measured side by side.
- * 2. Threads: every CPU scanning at once against one thread alone (how well this machine scales).
- * 3. Default run: the default chain (CHAIN_LENGTH blocks from GENESIS) mined for real with the
- *    worker pool MineBlock uses, at each difficulty in the range. The chain is deterministic, so its
- *    attempts are exact; the seconds are measured. The pool's effective rate (attempts the search
- *    had to try per second of wall time, which is what decides a run's length) comes from these runs.
- * 4. Expected seconds per block and per default run by difficulty, at that rate.
+ * 1. Kernel: `openssl speed -evp sha256 -bytes <len>` and this project's kernels, each in its own process
+ *    pinned to the same core (taskset), on messages of the same length, in interleaved rounds.
+ * 2. Pool: the SearchPool MineBlock uses, with one thread and with one per CPU, over the same nonces.
+ * 3. The default chain (CHAIN_LENGTH blocks from GENESIS) mined with the pool at each difficulty. The
+ *    chain is deterministic, so its attempts are exact anywhere; the seconds are this machine's.
  */
-import { createHash } from 'node:crypto';
-import { availableParallelism, cpus, loadavg } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
-import { GENESIS, meetsDifficulty } from '../src/mining/hashRule';
-import { scanRange } from '../src/mining/scan';
+import { GENESIS } from '../src/mining/hashRule';
 import { SearchPool } from '../src/mining/search';
+import { type BenchOptions, fmt, load1, met, mhs, optionsFromArgv, result } from './common';
+import { PROBE_MESSAGE_BYTES } from './kernelProbe';
 
-function option(name: string, fallback: number): number {
-    const at = process.argv.indexOf(`--${name}`);
-    const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-    if (!Number.isFinite(value)) throw new Error(`--${name} needs a number`);
-    return value;
+/**
+ * total_attempts of the default chain (4 blocks from GENESIS) by difficulty, from earlier runs of
+ * this bench (28 from `--max-chain-difficulty 28`, some six minutes here). The bench checks every
+ * difficulty it mines against this table, and uses it above the difficulties it mines.
+ */
+export const RECORDED_ATTEMPTS: Readonly<Record<number, number>> = {
+    18: 1_291_409,
+    19: 1_704_471,
+    20: 3_116_870,
+    21: 9_006_984,
+    22: 5_661_459,
+    23: 20_581_913,
+    24: 54_714_772,
+    25: 169_870_415,
+    26: 222_116_845,
+    27: 434_389_820,
+    28: 2_916_703_944,
+};
+
+const KERNEL_TARGET = 0.5;
+
+function median(values: number[]): number {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
-const rate = (hashes: number, s: number) => `${(hashes / s / 1e6).toFixed(2)} MH/s`;
-
-/** The plain rule, as hashRule.ts writes it, over [start, end); returns how many it hashed. */
-function plainScan(index: number, prev: string, difficulty: number, start: number, end: number): number {
-    let n = start;
-    for (; n < end; n++) {
-        if (meetsDifficulty(createHash('sha256').update(`${index}:${prev}:${n}`, 'utf8').digest(), difficulty)) break;
-    }
-    return n - start;
+/** A command pinned to CPU 0 when taskset exists, so OpenSSL and the kernels share one core. */
+function pinned(command: string, args: string[]): [string, string[], boolean] {
+    const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+    return hasTaskset ? ['taskset', ['-c', '0', command, ...args], true] : [command, args, false];
 }
 
-function kernelComparison(roundSeconds: number): { plain: number; fast: number } {
-    // An impossible difficulty makes both scan every nonce of the range.
-    const range = 400_000;
-    let plainHashes = 0;
-    let plainTime = 0;
-    let fastHashes = 0;
-    let fastTime = 0;
-    const deadline = Date.now() + roundSeconds * 1000 * 2;
-    for (let round = 0; round < 3 || Date.now() < deadline; round++) {
-        const start = round * range;
-        let t = process.hrtime.bigint();
-        plainHashes += plainScan(1, GENESIS, 256, start, start + range);
-        plainTime += seconds(t);
-        t = process.hrtime.bigint();
-        scanRange(1, GENESIS, 256, start, start + range);
-        fastHashes += range;
-        fastTime += seconds(t);
+function opensslRate(bytes: number, seconds: number): number {
+    const [cmd, args] = pinned('openssl', ['speed', '-mr', '-evp', 'sha256', '-bytes', String(bytes), '-seconds', String(seconds)]);
+    const out = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    // "+F:<n>:sha256:<bytes per second>"
+    const perSecond = Number(/^\+F:\d+:sha256:([\d.]+)/m.exec(out)?.[1]);
+    if (!Number.isFinite(perSecond)) throw new Error(`cannot read openssl speed output: ${out}`);
+    return perSecond / bytes;
+}
+
+/** OpenSSL on every CPU at once (`-multi`, unpinned): how far this machine's cores scale at all. */
+function opensslMultiRate(bytes: number, seconds: number, processes: number): number {
+    const out = execFileSync('openssl', ['speed', '-mr', '-multi', String(processes), '-evp', 'sha256', '-bytes', String(bytes), '-seconds', String(seconds)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const perSecond = Number(/^\+F:\d+:sha256:([\d.]+)/m.exec(out)?.[1]);
+    if (!Number.isFinite(perSecond)) throw new Error(`cannot read openssl speed -multi output: ${out}`);
+    return perSecond / bytes;
+}
+
+function probeRate(kernel: 'wasm' | 'crypto' | 'plain', seconds: number): number {
+    const [cmd, args] = pinned(process.execPath, [join(__dirname, 'kernelProbe.js'), kernel, String(seconds)]);
+    const out = execFileSync(cmd, args, { encoding: 'utf8' });
+    const { hashes, seconds: took } = JSON.parse(out) as { hashes: number; seconds: number };
+    return hashes / took;
+}
+
+async function poolRate(size: number, seconds: number, startAt: number): Promise<number> {
+    // Nice 0 here, like OpenSSL's processes: this measures how the search scales, not how it yields.
+    const pool = new SearchPool({ size, threadNice: 0 });
+    try {
+        await pool.searchRange({ index: 1, previousHash: GENESIS, difficulty: 256, start: startAt, end: startAt + 1e6 }); // warm-up
+        const span = Math.round(seconds * 1.2e7 * size);
+        const started = performance.now();
+        await pool.searchRange({ index: 1, previousHash: GENESIS, difficulty: 256, start: startAt + 1e6, end: startAt + 1e6 + span });
+        return span / ((performance.now() - started) / 1000);
+    } finally {
+        await pool.close();
     }
-    return { plain: plainHashes / plainTime, fast: fastHashes / fastTime };
 }
 
 async function mineChain(pool: SearchPool, difficulty: number, blocks: number) {
     let previousHash = GENESIS;
     let attempts = 0;
-    const start = process.hrtime.bigint();
+    const started = performance.now();
     for (let index = 0; index < blocks; index++) {
         const { nonce, hash } = await pool.search({ index, previousHash, difficulty });
         attempts += nonce + 1;
         previousHash = hash;
     }
-    return { attempts, seconds: seconds(start) };
+    return { attempts, seconds: (performance.now() - started) / 1000 };
 }
 
-async function main(): Promise<void> {
-    const config = parseConfig({ TASKHUB_NAME: 'bench', ...process.env });
-    const minChainDifficulty = option('min-chain-difficulty', 18);
-    const maxChainDifficulty = option('max-chain-difficulty', 26);
-    const roundSeconds = option('seconds', 3);
+export async function run(opts: BenchOptions, maxChainDifficulty = opts.quick ? 24 : 27): Promise<string> {
+    const config = parseConfig({ TASKHUB_NAME: 'bench' });
     const threads = availableParallelism();
+    const rounds = opts.quick ? 2 : 3;
+    const seconds = opts.quick ? 1 : 2;
+    const loadBefore = load1();
+    const pinnedTo = pinned('true', [])[2] ? 'pinned to CPU 0 with `taskset`' : 'not pinned (no taskset)';
 
-    console.log(`Node ${process.version}, ${threads} CPUs (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg()[0]?.toFixed(2)} at start`);
-    console.log(`Default settings: CHAIN_LENGTH=${config.chainLength}, WAIT_BUDGET_SECONDS=${config.waitBudgetSeconds}, DEFAULT_DIFFICULTY=${config.defaultDifficulty}\n`);
+    // 1. Kernel against OpenSSL, interleaved. Without openssl the kernels are still measured, with no reference.
+    const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+    const rates = { openssl: [] as number[], wasm: [] as number[], crypto: [] as number[], plain: [] as number[] };
+    for (let round = 0; round < rounds; round++) {
+        if (hasOpenssl) rates.openssl.push(opensslRate(PROBE_MESSAGE_BYTES, seconds));
+        rates.wasm.push(probeRate('wasm', seconds));
+        rates.crypto.push(probeRate('crypto', seconds));
+        if (round === 0) rates.plain.push(probeRate('plain', seconds));
+    }
+    const openssl = median(rates.openssl);
+    const wasm = median(rates.wasm);
+    const cryptoKernel = median(rates.crypto);
+    const plainRate = median(rates.plain);
+    const kernelRatio = wasm / openssl;
 
-    const kernel = kernelComparison(roundSeconds);
-    console.log('Kernel, one thread, same nonces:');
-    console.log(`  plain createHash(text):  ${rate(kernel.plain, 1)}`);
-    console.log(`  scan.ts kernel:          ${rate(kernel.fast, 1)}  (${(kernel.fast / kernel.plain).toFixed(2)}x)\n`);
+    // 2. The pool: one thread against one per CPU, alternating.
+    // OpenSSL on every CPU against OpenSSL on one is the machine's own scaling, for reference.
+    const one: number[] = [];
+    const all: number[] = [];
+    const opensslAll: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+        one.push(await poolRate(1, seconds, 1e9 * (round + 1)));
+        all.push(await poolRate(threads, seconds, 1e9 * (round + 1) + 5e8));
+        if (hasOpenssl) opensslAll.push(opensslMultiRate(PROBE_MESSAGE_BYTES, seconds, threads));
+    }
+    const scaling = median(all) / median(one);
+    const opensslScaling = median(opensslAll) / openssl;
 
-    const scaling = await threadScaling(threads, roundSeconds);
-    console.log(`Raw scan, ${threads} threads at once vs one: ${rate(scaling.many, 1)} vs ${rate(scaling.one, 1)} (${(scaling.many / scaling.one).toFixed(2)}x)\n`);
-
+    // 3. The default chain, mined for real.
     const pool = new SearchPool();
     const chains: Array<{ difficulty: number; attempts: number; seconds: number }> = [];
     try {
-        // Warm the pool (threads started, code compiled) before measuring.
         await mineChain(pool, 16, 2);
-        for (let d = minChainDifficulty; d <= maxChainDifficulty; d++) {
-            chains.push({ difficulty: d, ...(await mineChain(pool, d, config.chainLength)) });
-        }
+        for (let d = 18; d <= maxChainDifficulty; d++) chains.push({ difficulty: d, ...(await mineChain(pool, d, config.chainLength)) });
     } finally {
         await pool.close();
     }
-
-    // The pool's effective rate over the runs long enough for start-up and the last chunks not to matter.
+    const mismatches = chains.filter((c) => RECORDED_ATTEMPTS[c.difficulty] !== undefined && RECORDED_ATTEMPTS[c.difficulty] !== c.attempts);
+    if (mismatches.length > 0) throw new Error(`the default chain differs from the recorded one at ${mismatches.map((c) => c.difficulty).join(', ')}`);
     const long = chains.filter((c) => c.seconds >= 1);
     const measured = long.length > 0 ? long : chains;
-    const poolRate = measured.reduce((sum, c) => sum + c.attempts, 0) / measured.reduce((sum, c) => sum + c.seconds, 0);
-    console.log(`Pool (MineBlock's search), ${threads} worker threads, effective rate: ${rate(poolRate, 1)} (${(poolRate / kernel.fast).toFixed(2)}x the one-thread kernel)\n`);
+    const rate = measured.reduce((s, c) => s + c.attempts, 0) / measured.reduce((s, c) => s + c.seconds, 0);
 
-    console.log(`The default chain (${config.chainLength} blocks from GENESIS), mined for real:`);
-    console.log('| difficulty | total_attempts | measured s | attempts / expected |');
-    console.log('|---:|---:|---:|---:|');
-    for (const run of chains) {
-        const luck = run.attempts / (config.chainLength * 2 ** run.difficulty);
-        console.log(`| ${run.difficulty} | ${run.attempts.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${luck.toFixed(2)} |`);
-    }
+    // DEFAULT_DIFFICULTY is tuned for a 2-core machine: two dedicated cores, each at the one-thread kernel
+    // rate measured above (pinned, so least disturbed by other load). This machine's shared vCPUs scale
+    // worse (see the OpenSSL reference), and its chain rate swings with other tenants' load, so neither
+    // is used for the choice; both are shown. The choice is the smallest difficulty whose default run
+    // lasts at least two budgets on two cores: the lower bound is what makes the demo reach the poll path,
+    // while a longer run only means a longer wait.
+    const budget = config.waitBudgetSeconds;
+    const twoCores = 2 * wasm;
+    const candidates = Object.entries(RECORDED_ATTEMPTS).map(([d, attempts]) => ({
+        d: Number(d),
+        attempts,
+        here: chains.find((c) => c.difficulty === Number(d))?.seconds,
+        onTwo: attempts / twoCores,
+    }));
+    const best = candidates.find((c) => c.onTwo >= 2 * budget) ?? (candidates[candidates.length - 1] as (typeof candidates)[number]);
 
-    console.log(`\nLoad average ${loadavg()[0]?.toFixed(2)} at the end (other processes on the machine slow every figure but the ratios).`);
-    console.log(`\nExpected seconds at the pool's rate (2^d attempts per block on average; a run is ${config.chainLength} blocks):`);
-    console.log('| difficulty | expected attempts per block | expected s per block | expected s per run |');
-    console.log('|---:|---:|---:|---:|');
-    for (let d = 18; d <= config.maxDifficulty; d++) {
-        const perBlock = 2 ** d / poolRate;
-        console.log(`| ${d} | ${(2 ** d).toLocaleString('en-US')} | ${perBlock.toFixed(2)} | ${(perBlock * config.chainLength).toFixed(1)} |`);
+    const lines = [
+        '## Mining',
+        '',
+        `**How measured.** Source: \`bench/mining.ts\`, \`bench/kernelProbe.ts\`. Load average ${fmt(loadBefore, 1)} at the start. ` +
+            `Kernel: ${rounds} interleaved rounds of ${seconds} s each, every contender a separate process ${pinnedTo}, on ` +
+            `${PROBE_MESSAGE_BYTES}-byte messages (block 1: a 64-hex previous hash and 9-digit nonces); medians. ` +
+            `Pool: the SearchPool of the MineBlock activity, ${rounds} interleaved rounds per size and of \`openssl speed -multi\`, ` +
+            'all at nice 0 (the app runs its mining threads at nice 10, which only matters when something else wants the CPU); ' +
+            'the default chain is mined with the app\'s settings.',
+        '',
+        '| measurement | rate | ratio |',
+        '|---|---:|---:|',
+        `| \`openssl speed -evp sha256 -bytes ${PROBE_MESSAGE_BYTES}\`, one core | ${hasOpenssl ? mhs(openssl) : 'openssl not installed'} | 1 |`,
+        `| **WebAssembly SIMD kernel** (midstate + one compression, 4 lanes), one thread | **${mhs(wasm)}** | **${fmt(kernelRatio)}x** OpenSSL |`,
+        `| node:crypto kernel (\`crypto.hash\`, digits incremented in place), one thread | ${mhs(cryptoKernel)} | ${fmt(cryptoKernel / openssl)}x |`,
+        `| plain rule (\`createHash().update(text).digest()\`), one thread | ${mhs(plainRate)} | ${fmt(plainRate / openssl)}x |`,
+        `| pool, 1 worker thread | ${mhs(median(one))} | 1 |`,
+        `| pool, ${threads} worker threads | ${mhs(median(all))} | ${fmt(scaling)}x (${fmt((100 * scaling) / threads, 0)}% of linear) |`,
+        `| reference: \`openssl speed -multi ${threads}\` against one pinned core | ${mhs(median(opensslAll))} | ${fmt(opensslScaling)}x |`,
+        `| pool mining the default chain (attempts / wall time, runs of 1 s or more) | **${mhs(rate)}** | |`,
+        '',
+        result(
+            `kernel, one thread / OpenSSL, one core: **${fmt(kernelRatio)}x** (target at least ${KERNEL_TARGET}x: ` +
+                `${met(kernelRatio >= KERNEL_TARGET)}; stretch, above 1x: ${met(kernelRatio > 1)}).`
+        ),
+        result(
+            `pool on ${threads} threads / one thread: **${fmt(scaling)}x**, against ${fmt(opensslScaling)}x for OpenSSL on the same cores ` +
+                `(near-linear, at least ${fmt(0.85 * threads, 1)}x: ${met(scaling >= 0.85 * threads)}` +
+                (scaling >= 0.85 * threads
+                    ? ').'
+                    : opensslScaling < 0.85 * threads
+                      ? '; the shared vCPUs are the limit: OpenSSL scales no better).'
+                      : `; OpenSSL reached ${fmt(opensslScaling / scaling, 2)}x the pool's scaling in the same run).`)
+        ),
+        '',
+        'Every hit of the kernel is confirmed with node:crypto, and the parallel search still returns ' +
+            'the smallest nonce (a hit in a chunk is accepted only once every chunk below it has answered); the default chain ' +
+            'below matched the recorded attempts at every difficulty mined.',
+        '',
+        'Why the kernel passes OpenSSL: `openssl speed` hashes the whole message for every call (two compressions, with ' +
+            "the CPU's SHA instructions where it has them, plus the EVP call overhead), while the kernel keeps the state after " +
+            "the message's first 64 bytes, which never change within a block, and runs one compression per nonce, for four " +
+            'nonces at a time in the i32x4 lanes of WebAssembly SIMD (`src/mining/sha256Wasm.ts`, generated from TypeScript at ' +
+            'load; no binary in the repository). The last two decimal digits vary inside the kernel; everything else is set ' +
+            'once per 100 nonces. Scaling: the pool is compared with OpenSSL on the same cores; where OpenSSL itself gains ' +
+            `little from ${threads} processes, the cores are shared (vCPUs of a busy host), not the pool.`,
+        '',
+        `The default chain (${config.chainLength} blocks from GENESIS), mined here up to difficulty ${maxChainDifficulty} ` +
+            `(attempts above it recorded from earlier runs), and its expected length on two dedicated cores at the one-thread ` +
+            `kernel rate measured above (2 x ${mhs(wasm)} = ${mhs(twoCores)}):`,
+        '',
+        '| difficulty | total_attempts | attempts / expected | s here | s on 2 cores | × budget on 2 cores |',
+        '|---:|---:|---:|---:|---:|---:|',
+    ];
+    for (const c of candidates) {
+        const luck = c.attempts / (config.chainLength * 2 ** c.d);
+        const here = c.here === undefined ? `(${fmt(c.attempts / rate, 0)} expected)` : fmt(c.here, 1);
+        lines.push(`| ${c.d} | ${c.attempts.toLocaleString('en-US')} | ${fmt(luck)} | ${here} | ${fmt(c.onTwo, 1)} | ${fmt(c.onTwo / budget, 1)} |`);
     }
+    const inWindow = best.onTwo >= 2 * budget && best.onTwo <= 4 * budget;
+    const below = candidates.find((c) => c.d === best.d - 1);
+    lines.push(
+        '',
+        `**DEFAULT_DIFFICULTY.** The smallest difficulty whose default run lasts at least two ${budget} s budgets on two ` +
+            `cores (so that the demo reaches the poll path) is **${best.d}**: ${(best.attempts / 1e6).toFixed(1)} M attempts, ` +
+            `${fmt(best.onTwo, 0)} s on two cores (${fmt(best.onTwo / budget, 1)}x the budget)` +
+            (below === undefined ? '.' : `; ${below.d} would take ${fmt(below.onTwo, 0)} s (${fmt(below.onTwo / budget, 1)}x).`) +
+            (inWindow
+                ? ' That is inside the window of two to four budgets.'
+                : ' The chain is fixed and its attempts step unevenly (27 is a lucky chain, 0.81 of its expected attempts; 28 an ' +
+                  'unlucky one, 2.72), so no difficulty lands inside two to four budgets at this rate: the smaller one would ' +
+                  'leave the poll path to chance (about one budget, finished inline on any machine with more or faster cores); ' +
+                  'the larger one waits longer than the window (`cancel_mining` ends it), and less with more cores.') +
+            ' For comparison, with the earlier node:crypto kernel the pool mined about 5 MH/s on this machine and the default ' +
+            'chain at 26 took 47.6 s (BENCHMARKS.md before this kernel).',
+        '',
+        result(
+            `DEFAULT_DIFFICULTY ${config.defaultDifficulty}; the rule gives ${best.d}, a default run of **${fmt(best.onTwo / budget, 1)}x** ` +
+                `the budget on two cores (target 2x to 4x: ${met(inWindow)}${inWindow ? '' : best.onTwo > 4 * budget ? `, ${fmt(best.onTwo / (4 * budget), 1)}x over` : ''}).`
+        )
+    );
+    lines.push('', `Load average ${fmt(load1(), 1)} at the end.`);
+    return lines.join('\n');
 }
 
-/** Hashes per second of `threads` threads each scanning its own range at once, against one thread alone. */
-async function threadScaling(threads: number, roundSeconds: number): Promise<{ one: number; many: number }> {
-    const scanModule = require.resolve('../src/mining/scan');
-    // About roundSeconds of scanning per thread at the rates seen here.
-    const range = Math.round(roundSeconds * 4e6);
-    const run = async (count: number) => {
-        const start = process.hrtime.bigint();
-        await Promise.all(
-            Array.from({ length: count }, (_, k) => {
-                const code =
-                    `require(${JSON.stringify(scanModule)}).scanRange(1, 'GENESIS', 256, ${k * range}, ${(k + 1) * range});` +
-                    "require('node:worker_threads').parentPort.postMessage('done');";
-                const worker = new Worker(code, { eval: true });
-                return new Promise<void>((resolve, reject) => {
-                    worker.once('message', () => resolve());
-                    worker.once('error', reject);
-                }).finally(() => worker.terminate());
-            })
-        );
-        return (count * range) / seconds(start);
-    };
-    const one = (await run(1) + (await run(1))) / 2;
-    const many = (await run(threads) + (await run(threads))) / 2;
-    return { one, many };
+if (require.main === module) {
+    const { values } = parseArgs({ options: { 'max-chain-difficulty': { type: 'string' } }, strict: false });
+    const max = values['max-chain-difficulty'];
+    const opts = optionsFromArgv();
+    run(opts, typeof max === 'string' ? Number(max) : undefined)
+        .then((section) => process.stdout.write(section + '\n'))
+        .catch((error: unknown) => {
+            process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+            process.exitCode = 1;
+        });
 }
-
-main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-});

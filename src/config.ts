@@ -58,7 +58,7 @@ const settingsSchema = z
         ),
         POLL_AFTER_SECONDS: integer(1, 3600, 5),
         // Measured so a default run outlasts the default budget on 2 cores: BENCHMARKS.md, "Mining".
-        DEFAULT_DIFFICULTY: integer(0, 64, 26),
+        DEFAULT_DIFFICULTY: integer(0, 64, 28),
         MAX_DIFFICULTY: integer(0, 64, 32),
         CHAIN_LENGTH: integer(1, 1000, 4),
         MAX_BLOCKS: integer(1, 1000, 16),

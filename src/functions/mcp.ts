@@ -16,11 +16,31 @@ const config = getConfig();
 // Set by the platform, not by the app: whether App Service Authentication validates callers.
 const platformAuthEnabled = isPlatformAuthEnabled();
 
+const clientInput = df.input.durableClient();
+const clients = new Map<string, df.DurableClient>();
+
+/**
+ * The durable client for this invocation. Building one (URL checks, an HTTP client) costs more than
+ * the rest of a get_mining_result call, and its binding data is the same for every invocation of
+ * the function, so one is kept per distinct binding data (in practice one per process). It holds
+ * no per-request state.
+ */
+function durableClient(context: InvocationContext): df.DurableClient {
+    const key = JSON.stringify(context.extraInputs.get(clientInput) ?? null);
+    let client = clients.get(key);
+    if (client === undefined) {
+        client = df.getClient(context);
+        if (clients.size >= 16) clients.clear();
+        clients.set(key, client);
+    }
+    return client;
+}
+
 export async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
     try {
         const webRequest = toWebRequest(request);
         const tenant = callerTenant(webRequest.headers, platformAuthEnabled);
-        const buildServer = () => buildMcpServer({ client: df.getClient(context), config, log: context, tenant });
+        const buildServer = () => buildMcpServer({ client: durableClient(context), config, log: context, tenant });
         return toResponseInit(await serveMcpRequest(webRequest, buildServer, context));
     } catch (error) {
         context.error('MCP endpoint failed', error);
@@ -32,6 +52,6 @@ app.http('mcp', {
     route: 'mcp',
     methods: ['GET', 'POST', 'DELETE'],
     authLevel: 'function',
-    extraInputs: [df.input.durableClient()],
+    extraInputs: [clientInput],
     handler: mcpHandler,
 });

@@ -1,11 +1,18 @@
 import * as crypto from 'node:crypto';
+import { blockDigest, meetsDifficulty } from './hashRule';
+import { MIDSTATE_MIN_NONCE, MidstateScanner, firstWordMask } from './midstateScan';
 
 /**
  * The hot loop of the proof-of-work search: find the smallest nonce in [start, end) whose block
- * digest meets the difficulty. It follows hashRule.ts exactly, but avoids per-attempt allocation:
- * the preimage lives in one Buffer whose decimal nonce digits are incremented in place, and the
- * digest comes back as a 'binary' (latin1) string (one char per byte), which measured about 5x faster than
- * `createHash(...).update(string).digest()` on Node 20 (see BENCHMARKS.md).
+ * digest meets the difficulty. Two kernels, both following hashRule.ts exactly:
+ *
+ * - the WebAssembly SIMD kernel (midstateScan.ts): one SHA-256 compression per nonce after the
+ *   message's fixed leading block, four nonces at a time; every hit it reports is re-checked here
+ *   with node:crypto. It covers nonces of three digits or more in messages whose last block fits
+ *   one compression (every block of this app's chains);
+ * - node:crypto for the rest (nonces below 100, odd previous hashes, no WebAssembly SIMD): the
+ *   preimage lives in one Buffer whose decimal nonce digits are incremented in place, and the digest
+ *   comes back as a 'binary' (latin1) string, which avoids a Buffer per attempt.
  */
 
 /** Nonces stay exact JavaScript integers; 16 digits cover Number.MAX_SAFE_INTEGER. */
@@ -43,9 +50,56 @@ export function scanRange(
     start: number,
     end: number
 ): number | undefined {
+    checkBounds(start, end);
+    if (start >= end) return undefined;
+    let next = start;
+    if (next < MIDSTATE_MIN_NONCE) {
+        const found = scanRangeNodeCrypto(index, previousHash, difficulty, next, Math.min(end, MIDSTATE_MIN_NONCE));
+        if (found !== undefined) return found;
+        next = MIDSTATE_MIN_NONCE;
+    }
+    const scanner = MidstateScanner.create(Buffer.from(`${index}:${previousHash}:`, 'utf8'));
+    if (scanner === undefined) return scanRangeNodeCrypto(index, previousHash, difficulty, next, end);
+    const mask = firstWordMask(difficulty);
+    while (next < end) {
+        // One group: the nonces that share all digits but the last two.
+        const group = Math.floor(next / 100);
+        const base = group * 100;
+        const groupEnd = Math.min(end, base + 100);
+        if (!scanner.prepare(group)) {
+            // The message's layout depends only on the number of digits: none of the nonces with as
+            // many digits as this one fits the kernel, so node:crypto takes all of them in one go.
+            const sameDigits = Math.min(end, 10 ** String(next).length);
+            const found = scanRangeNodeCrypto(index, previousHash, difficulty, next, sameDigits);
+            if (found !== undefined) return found;
+            next = sameDigits;
+            continue;
+        }
+        const hi = groupEnd - base;
+        for (let j = scanner.scanGroup(next - base, hi, mask); j >= 0; j = scanner.scanGroup(j + 1, hi, mask)) {
+            // The kernel checks the first 32 bits only: confirm the whole digest with the plain rule.
+            if (meetsDifficulty(blockDigest(index, previousHash, base + j), difficulty)) return base + j;
+        }
+        next = groupEnd;
+    }
+    return undefined;
+}
+
+function checkBounds(start: number, end: number): void {
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0) {
         throw new RangeError(`scanRange needs safe non-negative integer bounds, got [${start}, ${end})`);
     }
+}
+
+/** scanRange with node:crypto only (the fallback, and the benchmark's reference). */
+export function scanRangeNodeCrypto(
+    index: number,
+    previousHash: string,
+    difficulty: number,
+    start: number,
+    end: number
+): number | undefined {
+    checkBounds(start, end);
     if (start >= end) return undefined;
     const meets = zeroBitsCheck(difficulty);
     const prefix = Buffer.from(`${index}:${previousHash}:`, 'utf8');

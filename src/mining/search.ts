@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DIGEST_BITS, blockDigest, meetsDifficulty } from './hashRule';
-import type { ScanAnswer, ScanJob } from './searchWorker';
+import type { ScanAnswer, ScanJob, SearchWorkerData } from './searchWorker';
 
 /**
  * The parallel proof-of-work search. Worker threads scan consecutive nonce ranges ("chunks"),
@@ -45,6 +45,8 @@ export interface SearchPoolOptions {
     firstChunk?: number;
     /** Chunks double up to this size (about 40 ms of hashing at the measured rate). */
     maxChunk?: number;
+    /** The worker threads' nice value (Linux); default MINING_THREAD_NICE in searchWorker.ts. */
+    threadNice?: number;
 }
 
 class Search {
@@ -110,6 +112,7 @@ export class SearchPool {
     private readonly workerFile: string;
     private readonly firstChunk: number;
     private readonly maxChunk: number;
+    private readonly workerData: SearchWorkerData;
     private readonly workers: PooledWorker[] = [];
     private readonly searches: Search[] = [];
     private nextJobId = 1;
@@ -121,6 +124,7 @@ export class SearchPool {
         this.workerFile = options.workerFile ?? join(__dirname, 'searchWorker.js');
         this.firstChunk = Math.max(1, Math.floor(options.firstChunk ?? 1024));
         this.maxChunk = Math.max(this.firstChunk, Math.floor(options.maxChunk ?? 1 << 17));
+        this.workerData = { threadNice: options.threadNice };
     }
 
     /**
@@ -229,7 +233,7 @@ export class SearchPool {
     private spawn(): PooledWorker | undefined {
         let worker: Worker;
         try {
-            worker = new Worker(this.workerFile);
+            worker = new Worker(this.workerFile, { workerData: this.workerData });
         } catch (error) {
             // Cannot start a thread at all: fail the searches rather than leave them waiting.
             const cause = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,6 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { scanRange } from './scan';
+import { lowerThreadPriority } from './threadPriority';
 
 /**
  * A worker thread of the search pool (search.ts): it scans one nonce range per message and
@@ -21,10 +22,23 @@ export interface ScanAnswer {
     nonce: number | null;
 }
 
+/**
+ * Mining threads run at nice 10: with every core mining, the host's main thread still gets the CPU
+ * at once when a tool call arrives (BENCHMARKS.md, responsiveness under load), and on an idle machine
+ * mining loses nothing.
+ */
+export const MINING_THREAD_NICE = 10;
+
+export interface SearchWorkerData {
+    /** Overrides MINING_THREAD_NICE (the benchmark measures scaling without it). */
+    threadNice?: number;
+}
+
 const port = parentPort;
 if (port === null) {
     throw new Error('searchWorker.js must run as a worker thread');
 }
+lowerThreadPriority((workerData as SearchWorkerData | null)?.threadNice ?? MINING_THREAD_NICE);
 
 port.on('message', (job: ScanJob) => {
     // An exception here is deliberately uncaught: the pool sees the worker's 'error' event and

@@ -1,7 +1,9 @@
 /**
  * Polls until a value is final or a time budget runs out, quickly at first and then backing off,
- * so that a workflow ending in 50 ms is seen within about 100 ms while a long one costs about one
- * read a second. The budget is a hard limit: no sleep and no read runs past it.
+ * so that a workflow ending in 50 ms is seen within about 100 ms. The pause stops growing at 100 ms:
+ * the end of a longer run is then seen about 50 ms late on average (BENCHMARKS.md, completion-detection
+ * lag), for about ten status reads a second while a call waits (one small read each; the budget bounds them).
+ * The budget is a hard limit: no sleep and no read runs past it.
  */
 
 export interface Clock {
@@ -34,7 +36,7 @@ export interface BackoffOptions {
     maxDelayMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.5, maxDelayMs: 1000 };
+export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.5, maxDelayMs: 100 };
 
 export interface BudgetedWaitOptions<T> {
     /** One read; undefined means "nothing to report yet". A read that throws counts as undefined. */

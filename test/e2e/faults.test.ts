@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CHAIN_22 } from '../support/expectedChains';
+import { CHAIN_25 } from '../support/expectedChains';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 
@@ -60,7 +60,7 @@ describe('faults: a storage outage in the middle of a run', () => {
     }
 
     test('Azurite stopped and restarted mid-run: the run completes with the right chain', async () => {
-        const started = (await call('start_mining', { difficulty: 22, blocks: 4 })).structuredContent as unknown as Status;
+        const started = (await call('start_mining', { difficulty: 25, blocks: 4 })).structuredContent as unknown as Status;
         assert.equal(started.status, 'running');
         await azurite.restart(async () => {
             // Down until the engine has met the outage (a commit that failed), so the test proves something.
@@ -70,7 +70,7 @@ describe('faults: a storage outage in the middle of a run', () => {
         assert.equal(done.status, 'completed', JSON.stringify(done));
         assert.deepEqual(
             done.result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })),
-            CHAIN_22
+            CHAIN_25
         );
         // Not terminated by a storage error, and the host is still serving.
         assert.doesNotMatch(host.stderr, /cannot be stored|Giving up on instance|Stopping Durable Functions/);

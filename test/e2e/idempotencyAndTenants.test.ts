@@ -109,7 +109,7 @@ describe('idempotency keys and tenants end to end', () => {
         const alice = await connect(principal('alice'));
         const bob = await connect(principal('bob'));
         const anonymous = await connect();
-        const started = statusOf(await call(alice, 'start_mining', { difficulty: 26, blocks: 1 }));
+        const started = statusOf(await call(alice, 'start_mining', { difficulty: 30, blocks: 1 }));
         assert.equal(started.status, 'running');
         const id = started.workflow_id;
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CHAIN_22 } from '../support/expectedChains';
+import { CHAIN_25 } from '../support/expectedChains';
 import { pollUntilDone as poll } from '../support/polling';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import type { SpawnedHost } from '../support/spawnHost';
@@ -143,7 +143,8 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
     test('past the wait budget the tool answers running with a workflow id, and polling reaches completed', async () => {
         const client = await connect();
         const progress: { progress: number; total?: number }[] = [];
-        const first = statusOf(await call(client, 'start_mining', { difficulty: 23, blocks: 3 }, (p) => progress.push(p as { progress: number; total?: number })));
+        // 133 M attempts: several times the 1 s budget even with eight fast cores mining (about 6 s on two).
+        const first = statusOf(await call(client, 'start_mining', { difficulty: 25, blocks: 3 }, (p) => progress.push(p as { progress: number; total?: number })));
         assert.equal(first.status, 'running');
         assert.match(first.workflow_id, /^[A-Za-z0-9-]{1,100}$/);
         assert.equal(first.poll_after_seconds, 5);
@@ -154,7 +155,7 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         const done = await pollUntilDone(client, first.workflow_id);
         assert.equal(done.status, 'completed');
         assert.ok(done.result);
-        verifyChain(done.result, 23, 3);
+        verifyChain(done.result, 25, 3);
     });
 
     test('unknown and malformed ids are not_found, without guessing', async () => {
@@ -235,15 +236,16 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
 
     test('a workflow survives a crash of the host: kill it mid-run, restart, and poll to completed', async () => {
         const client = await connect();
-        const started = statusOf(await call(client, 'start_mining', { difficulty: 22, blocks: 4 }));
+        // 170 M attempts: still running after the 1 s budget even with eight fast cores mining (about 8 s on two).
+        const started = statusOf(await call(client, 'start_mining', { difficulty: 25, blocks: 4 }));
         assert.equal(started.status, 'running');
         await host.kill();
         host = await host.restart();
         const done = await pollUntilDone(await connect(), started.workflow_id);
         assert.equal(done.status, 'completed');
         assert.ok(done.result);
-        verifyChain(done.result, 22, 4);
+        verifyChain(done.result, 25, 4);
         // The same result an uninterrupted run gives: the chain computed independently beforehand.
-        assert.deepEqual(done.result.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_22);
+        assert.deepEqual(done.result.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_25);
     });
 });

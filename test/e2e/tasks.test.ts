@@ -145,12 +145,12 @@ describe('MCP Tasks, progress and resources over HTTP against the app on the loc
     test('progress notifications arrive during the budgeted wait, and resetTimeoutOnProgress outlives a short client timeout', async () => {
         const client = await connect();
         const progress: Progress[] = [];
-        // A run that outlasts the wait budget (64 blocks of about 2^18 hashes plus an orchestration round trip
+        // A run that outlasts the wait budget (64 blocks of about 2^20 hashes plus an orchestration round trip
         // each), with a block done every fraction of a second: the call lasts about the budget (5 s), well
         // past the client's 2 s timeout, which each notification resets.
         const timeout = 2000;
         const started = Date.now();
-        const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 18, blocks: 64 } }, CallToolResultSchema, {
+        const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 20, blocks: 64 } }, CallToolResultSchema, {
             onprogress: (p) => progress.push(p),
             timeout,
             resetTimeoutOnProgress: true,

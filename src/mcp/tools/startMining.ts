@@ -99,7 +99,7 @@ async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInpu
     await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
 }
 
-function startInputSchema(config: ToolDeps['config']) {
+function buildInputSchema(config: ToolDeps['config']) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
@@ -130,6 +130,18 @@ function startInputSchema(config: ToolDeps['config']) {
                     'key and arguments returns the workflow it started instead of starting another, so a retry is safe.'
             ),
     });
+}
+
+/** Built once per configuration, not per request: zod schemas are costly to build (BENCHMARKS.md, tool-call throughput). */
+const inputSchemas = new WeakMap<ToolDeps['config'], ReturnType<typeof buildInputSchema>>();
+
+function startInputSchema(config: ToolDeps['config']): ReturnType<typeof buildInputSchema> {
+    let schema = inputSchemas.get(config);
+    if (schema === undefined) {
+        schema = buildInputSchema(config);
+        inputSchemas.set(config, schema);
+    }
+    return schema;
 }
 
 /**

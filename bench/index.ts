@@ -1,0 +1,95 @@
+/**
+ * Runs every benchmark in order, prints each section and a summary table, and writes BENCHMARKS.md.
+ *
+ *   npm run bench                      # everything (about 8 to 10 minutes on 2 vCPUs)
+ *   npm run bench -- --quick           # every module, fewer samples (about 2 minutes)
+ *   npm run bench -- --only mining,throughput [--quick] [--no-write]
+ *
+ * Each module exports `run(opts)` returning a markdown section that starts with `## <Title>`, and runs
+ * on its own too (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured
+ * side by side in the same run, because these machines are noisy.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from '../test/support/spawnHost';
+import { type BenchModule, RESULT, load1, machineLine, optionsFromArgv } from './common';
+import { run as completionLag } from './completionLag';
+import { run as load } from './load';
+import { run as memory } from './memory';
+import { run as mining } from './mining';
+import { run as orchestration } from './orchestration';
+import { run as responsiveness } from './responsiveness';
+import { run as throughput } from './throughput';
+
+/**
+ * The benchmarks, in the order they run and appear in BENCHMARKS.md.
+ */
+const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
+    ['orchestration', orchestration],
+    ['mining', mining],
+    ['responsiveness', responsiveness],
+    ['completionLag', completionLag],
+    ['throughput', throughput],
+    ['memory', memory],
+    // --quick: 20 clients instead of 50.
+    ['load', (opts) => load(opts.quick ? { clients: 20 } : {})],
+];
+
+async function main(): Promise<void> {
+    const { values } = parseArgs({ options: { only: { type: 'string' }, 'no-write': { type: 'boolean' } }, strict: false });
+    const opts = optionsFromArgv();
+    const only = typeof values.only === 'string' ? new Set(values.only.split(',')) : undefined;
+    const unknown = [...(only ?? [])].filter((name) => !MODULES.some(([n]) => n === name));
+    if (unknown.length > 0) throw new Error(`unknown module(s): ${unknown.join(', ')}; known: ${MODULES.map(([n]) => n).join(', ')}`);
+
+    const started = new Date();
+    const loadAtStart = load1();
+    const sections: string[] = [];
+    const summary: Array<[string, string[], number]> = [];
+    for (const [name, run] of MODULES) {
+        if (only !== undefined && !only.has(name)) continue;
+        process.stderr.write(`bench: ${name}…\n`);
+        const t = performance.now();
+        const section = await run(opts);
+        const seconds = (performance.now() - t) / 1000;
+        process.stdout.write(`\n${section}\n`);
+        sections.push(section);
+        summary.push([name, results(section), seconds]);
+    }
+
+    const table = [
+        '| benchmark | result | s |',
+        '|---|---|---:|',
+        ...summary.flatMap(([n, lines, s]) => lines.map((line, k) => `| ${k === 0 ? n : ''} | ${line} | ${k === 0 ? s.toFixed(0) : ''} |`)),
+    ];
+    process.stdout.write(`\n${table.join('\n')}\n`);
+    if (values['no-write'] === true) return;
+    const doc = [
+        '# Benchmarks',
+        '',
+        `Written by \`npm run bench\`${opts.quick ? ' (--quick)' : ''} on ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC: ` +
+            `${machineLine()}; load average ${loadAtStart.toFixed(1)} at the start and ${load1().toFixed(1)} at the end. ` +
+            'Each figure is a ratio against a reference measured side by side in the same run: absolute times on a shared ' +
+            'machine do not carry from one run to the next.',
+        '',
+        '## Summary',
+        '',
+        ...table,
+        '',
+        ...sections.flatMap((section) => [section, '']),
+    ].join('\n');
+    writeFileSync(join(repoRoot, 'BENCHMARKS.md'), doc);
+    process.stderr.write('bench: wrote BENCHMARKS.md\n');
+}
+
+/** The lines of a section that state its results (see `result` in common.ts). */
+function results(section: string): string[] {
+    const lines = section.split('\n').filter((l) => l.startsWith(RESULT)).map((l) => l.slice(RESULT.length));
+    return lines.length > 0 ? lines : ['(no result line)'];
+}
+
+main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+});
