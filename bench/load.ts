@@ -9,13 +9,13 @@
  *
  *   npm run build && node dist/bench/load.js [--clients 50] [--difficulty 20] [--deadline-seconds 240]
  */
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { resultProblems, type Mined } from '../test/support/chainCheck';
 import { repoRoot, spawnHost } from '../test/support/spawnHost';
 import { startTestAzurite, uniqueHubName } from '../test/support/testAzurite';
 import { formatMs, percentile } from './stats';
@@ -35,16 +35,10 @@ export interface LoadOptions {
     log?: (line: string) => void;
 }
 
-interface Block {
-    index: number;
-    previous_hash: string;
-    nonce: number;
-    hash: string;
-}
 interface Status {
     status: 'completed' | 'running' | 'failed' | 'not_found';
     workflow_id: string;
-    result?: { difficulty: number; blocks: Block[] };
+    result?: Mined;
 }
 
 type ToolName = 'start_mining' | 'get_mining_result';
@@ -58,25 +52,9 @@ interface Tally {
     startedRunning: number;
 }
 
-/** The chain checks out against the hashing rule (README), recomputed here with node:crypto. */
+/** The chain checks out against the hashing rule (README), recomputed with node:crypto. */
 function chainChecksOut(result: Status['result'], difficulty: number, blocks: number): boolean {
-    if (!result || result.difficulty !== difficulty || result.blocks.length !== blocks) return false;
-    let previous = 'GENESIS';
-    for (const [i, block] of result.blocks.entries()) {
-        const digest = createHash('sha256').update(`${i}:${previous}:${block.nonce}`, 'utf8').digest();
-        if (block.index !== i || block.previous_hash !== previous || block.hash !== digest.toString('hex')) return false;
-        let zeros = 0;
-        for (const byte of digest) {
-            if (byte !== 0) {
-                zeros += Math.clz32(byte) - 24;
-                break;
-            }
-            zeros += 8;
-        }
-        if (zeros < difficulty) return false;
-        previous = block.hash;
-    }
-    return true;
+    return resultProblems(result, difficulty, blocks).length === 0;
 }
 
 async function timedCall(client: Client, tally: Tally, name: ToolName, args: Record<string, unknown>, signal: AbortSignal) {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
@@ -13,6 +12,7 @@ import type { CompletedStatus } from '../../src/workflow/status';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
+import { connectInMemory } from './helpers/inMemoryClient';
 
 /** The workflow resource, resource links in answers, and results cut to MAX_RESULT_CHARS. */
 
@@ -42,12 +42,7 @@ after(async () => {
 
 async function connect(backend: MemoryBackend, tenant: Tenant = SHARED_TENANT) {
     const server = buildMcpServer({ client: backend, config: CONFIG, log: new MemoryLog(), clock: new FakeClock(), tenant, wallNow: () => backend.now });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    const client = new Client({ name: 'unit', version: '1.0.0' });
-    await client.connect(clientTransport);
-    clients.push(client);
-    await client.listTools();
+    const { client } = await connectInMemory(server, clients);
     const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
     return { client, call };
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
@@ -9,6 +8,7 @@ import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/status
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
+import { connectInMemory } from './helpers/inMemoryClient';
 
 /** MCP Tasks over the durable client: the SDK's client against a fresh server, with a backend in memory. */
 
@@ -24,12 +24,7 @@ after(async () => {
 async function connect(backend: MemoryBackend, tenant: Tenant = SHARED_TENANT, config: Config = CONFIG) {
     const clock = new FakeClock();
     const server = buildMcpServer({ client: backend, config, log: new MemoryLog(), clock, tenant, wallNow: () => backend.now });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    const client = new Client({ name: 'unit', version: '1.0.0' });
-    await client.connect(clientTransport);
-    clients.push(client);
-    await client.listTools();
+    const { client } = await connectInMemory(server, clients);
     const startTask = (args: Record<string, unknown>, ttl?: number) =>
         client.request(
             { method: 'tools/call', params: { name: 'start_mining', arguments: args, task: ttl === undefined ? {} : { ttl } } },

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Progress as McpProgress } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
@@ -9,6 +8,7 @@ import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/status';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError } from './helpers/fakes';
+import { connectInMemory } from './helpers/inMemoryClient';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
 
@@ -30,13 +30,7 @@ async function connect(durable: FakeDurableClient, config: Config = CONFIG, tena
     const clock = new FakeClock();
     const log = new MemoryLog();
     const server = buildMcpServer({ client: durable, config, log, clock, tenant });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    const client = new Client({ name: 'unit', version: '1.0.0' });
-    await client.connect(clientTransport);
-    clients.push(client);
-    // listTools makes the client validate structuredContent against each outputSchema from now on.
-    const { tools } = await client.listTools();
+    const { client, tools } = await connectInMemory(server, clients);
     const call = async (name: string, args: Record<string, unknown>, onprogress?: (p: McpProgress) => void) =>
         (await client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : undefined)) as CallToolResult;
     return { client, tools, call, clock, log };
