@@ -18,6 +18,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultProblems, type Mined } from '../test/support/chainCheck';
 import { repoRoot, spawnHost } from '../test/support/spawnHost';
 import { startTestAzurite, uniqueHubName } from '../test/support/testAzurite';
+import { RESULT } from './common';
 import { formatMs, percentile } from './stats';
 
 export interface LoadOptions {
@@ -163,6 +164,11 @@ function report(opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, totalMs:
         '',
         '`start_mining` latency includes its wait: a call that outlasts the budget answers `running` after about ' +
             `${opts.waitBudgetSeconds} s by design. \`get_mining_result\` is one status read.`,
+        '',
+        `${RESULT}${opts.clients} clients, **${tally.lost.length} runs lost, ${tally.errors.length} errors** ` +
+            `(target 0 and 0: **${tally.lost.length === 0 && tally.errors.length === 0 ? 'met' : 'missed'}**); ` +
+            `\`get_mining_result\` p50 ${formatMs(percentile(tally.latencies.get_mining_result, 50))}, ` +
+            `p99 ${formatMs(percentile(tally.latencies.get_mining_result, 99))}.`,
     ];
     if (tally.errors.length > 0 || tally.lost.length > 0) {
         lines.push('', 'First problems:', '', ...[...tally.errors, ...tally.lost].slice(0, 5).map((line) => `- ${line}`));
