@@ -187,6 +187,9 @@ export class SearchPool {
         await Promise.all(
             workers.map((pooled) => {
                 pooled.dead = true;
+                // An idle worker is unref'd: without ref() the process could run out of work before the
+                // exit arrives, leaving close() pending forever.
+                pooled.worker.ref();
                 return pooled.worker.terminate();
             })
         );

@@ -63,8 +63,13 @@ describe('SearchPool (parallel search)', () => {
         pools.push(created);
         return created;
     };
+    // Idle pool workers are unref'd on purpose (see the last test), so after the last test the event loop
+    // can run dry before node:test (Node 20) gets to this suite's after hook, which then never runs and the
+    // suite fails as "still pending". A ref'd timer keeps the loop alive until the hook has closed the pools.
+    const keepAlive = setInterval(() => undefined, 1000);
     after(async () => {
         await Promise.all(pools.map((p) => p.close()));
+        clearInterval(keepAlive);
     });
 
     it('returns what the serial search returns, with tiny chunks spread over many threads', async () => {
