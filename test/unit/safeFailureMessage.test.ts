@@ -20,7 +20,7 @@ describe('safeFailureMessage', () => {
                 'Error: request to http://127.0.0.1:41234/durabletask/instances/x?code=secret failed',
                 'request to <url> failed',
             ],
-            ['TypeError: x is not a function at /work/app/dist/src/a.js:12:5', 'x is not a function at <path>'],
+            ['TypeError: x is not a function at /opt/app/dist/src/a.js:12:5', 'x is not a function at <path>'],
             ['Error: cannot open C:\\home\\site\\wwwroot\\host.json', 'cannot open <path>'],
         ];
         for (const [output, expected] of cases) assert.equal(safeFailureMessage(output), expected);
