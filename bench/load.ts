@@ -16,8 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultProblems, type Mined } from '../test/support/chainCheck';
-import { repoRoot, spawnHost } from '../test/support/spawnHost';
-import { startTestAzurite, uniqueHubName } from '../test/support/testAzurite';
+import { startAppOnAzurite } from '../test/support/appOnAzurite';
 import { RESULT } from './common';
 import { formatMs, percentile } from './stats';
 
@@ -102,36 +101,22 @@ export async function run(options: LoadOptions = {}): Promise<string> {
     };
     const log = options.log ?? (() => undefined);
     const loadBefore = loadavg()[0] ?? 0;
-    const azurite = await startTestAzurite();
+    const app = await startAppOnAzurite('load', { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds) }, { args: ['--log-level', 'warning'] });
     try {
-        const host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            args: ['--log-level', 'warning'],
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('load'),
-                WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds),
-            },
-        });
-        try {
-            const url = new URL(`${host.url}/api/mcp`);
-            const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [], startedRunning: 0 };
-            const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
-            // Every client's calls (and the SDK's fetches under them) listen on the one deadline: many listeners,
-            // on purpose, each removed when its call ends.
-            setMaxListeners(0, deadline);
-            log(`${opts.clients} clients, difficulty ${opts.difficulty}, against ${url.href}`);
-            const started = performance.now();
-            await Promise.all(Array.from({ length: opts.clients }, (_, i) => oneClient(url, i, opts, tally, deadline)));
-            const totalMs = performance.now() - started;
-            log(`done in ${(totalMs / 1000).toFixed(1)} s: ${tally.completed} completed, ${tally.lost.length} lost, ${tally.errors.length} errors`);
-            return report(opts, tally, totalMs, loadBefore);
-        } finally {
-            await host.stop();
-        }
+        const url = app.mcpUrl;
+        const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [], startedRunning: 0 };
+        const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
+        // Every client's calls (and the SDK's fetches under them) listen on the one deadline: many listeners,
+        // on purpose, each removed when its call ends.
+        setMaxListeners(0, deadline);
+        log(`${opts.clients} clients, difficulty ${opts.difficulty}, against ${url.href}`);
+        const started = performance.now();
+        await Promise.all(Array.from({ length: opts.clients }, (_, i) => oneClient(url, i, opts, tally, deadline)));
+        const totalMs = performance.now() - started;
+        log(`done in ${(totalMs / 1000).toFixed(1)} s: ${tally.completed} completed, ${tally.lost.length} lost, ${tally.errors.length} errors`);
+        return report(opts, tally, totalMs, loadBefore);
     } finally {
-        await azurite.stop();
+        await app.stop();
     }
 }
 

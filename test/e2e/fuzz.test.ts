@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FuzzGenerator, type FuzzRequest } from '../support/fuzzRequests';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import { repoRoot, type SpawnedHost } from '../support/spawnHost';
 
 /**
  * Bad input over real HTTP: thousands of generated malformed requests against the app on the local host
@@ -134,30 +134,22 @@ async function sendAll(base: string, requests: readonly FuzzRequest[], limit: nu
 }
 
 describe('fuzz: malformed requests over HTTP never get a 5xx or leak internals', () => {
-    let azurite: TestAzurite;
+    let app: AppOnAzurite;
     let host: SpawnedHost;
     let mcpUrl: string;
 
     before(async () => {
-        azurite = await startTestAzurite();
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            functionKey: KEY,
-            args: ['--log-level', 'warning'],
-            // As App Service Authentication sets it: callers with a principal header are tenants of their own.
-            env: {
-                AzureWebJobsStorage: azurite.connectionString,
-                TASKHUB_NAME: uniqueHubName('fuzz'),
-                WAIT_BUDGET_SECONDS: '1',
-                WEBSITE_AUTH_ENABLED: 'true',
-            },
-        });
-        mcpUrl = `${host.url}/api/mcp`;
+        // As App Service Authentication sets it: callers with a principal header are tenants of their own.
+        app = await startAppOnAzurite(
+            'fuzz',
+            { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'true' },
+            { functionKey: KEY, args: ['--log-level', 'warning'] }
+        );
+        host = app.host;
+        mcpUrl = app.mcpUrl.href;
     });
     after(async () => {
-        await host?.stop();
-        await azurite?.stop();
+        await app?.stop();
     });
 
     test(`${COUNT} generated requests (seed ${SEED}) and oversized bodies, then a normal call still works`, async () => {

@@ -1,4 +1,4 @@
-import { repoRoot, spawnHost, type SpawnedHost } from './spawnHost';
+import { repoRoot, spawnHost, type SpawnedHost, type SpawnHostOptions } from './spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from './testAzurite';
 
 export interface AppOnAzurite {
@@ -12,13 +12,19 @@ export interface AppOnAzurite {
 
 /**
  * The function app of this repository on the local host with Durable state in an Azurite of its own
- * and a task hub of its own, as `npm start` runs it; `env` adds or overrides app settings.
+ * and a task hub of its own, as `npm start` runs it; `env` adds or overrides app settings, `host` sets
+ * host options (function keys, log level).
  */
-export async function startAppOnAzurite(hubPrefix: string, env: Record<string, string> = {}): Promise<AppOnAzurite> {
+export async function startAppOnAzurite(
+    hubPrefix: string,
+    env: Record<string, string> = {},
+    host: Pick<SpawnHostOptions, 'functionKey' | 'args'> = {}
+): Promise<AppOnAzurite> {
     const azurite = await startTestAzurite();
-    let host: SpawnedHost;
+    let spawned: SpawnedHost;
     try {
-        host = await spawnHost({
+        spawned = await spawnHost({
+            ...host,
             app: repoRoot,
             storage: 'azure',
             env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: uniqueHubName(hubPrefix), ...env },
@@ -29,10 +35,10 @@ export async function startAppOnAzurite(hubPrefix: string, env: Record<string, s
     }
     return {
         azurite,
-        host,
-        mcpUrl: new URL(`${host.url}/api/mcp`),
+        host: spawned,
+        mcpUrl: new URL(`${spawned.url}/api/mcp`),
         async stop() {
-            await host.stop();
+            await spawned.stop();
             await azurite.stop();
         },
     };
