@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * `npm start`: runs the function app in this folder on the local host, with Azurite for Durable state.
- * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--storage azure|memory] [--no-azurite]
+ * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--durable ts|extension] [--storage azure|memory] [--no-azurite]
  *                                 [--function-key <key>] [--log-level <level>]
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startAzurite, type RunningAzurite } from './azurite';
+import { DURABLE_BACKENDS, type DurableBackendKind } from './durableBackend';
+import { DotnetMissingError, hasDotnet } from './extension/dotnetProject';
 import { startDevHost, type DevHost } from './host';
 import { consoleSink, isLogLevel, type LogSink } from './logger';
 import { applyLocalSettings } from './settings';
@@ -16,7 +18,9 @@ const USAGE = `Usage: node dist/devhost/cli.js [options]
   --app <dir>            the function app folder (default: the current folder)
   --port <n>             port to listen on (default: $PORT or 7071; 0 picks a free one)
   --host <name>          interface to listen on (default: 127.0.0.1)
-  --storage <kind>       azure (AzureWebJobsStorage, Azurite locally; default) or memory
+  --durable <backend>    what runs Durable Functions: ts (the TypeScript engine, Node alone; default)
+                         or extension (the real Durable extension, needs the .NET SDK; $DEVHOST_DURABLE)
+  --storage <kind>       azure (AzureWebJobsStorage, Azurite locally; default) or memory (ts only)
   --no-azurite           never start Azurite, even for UseDevelopmentStorage=true
   --function-key <key>   require this key for authLevel function/admin (default: keys off, like func start)
   --max-body-bytes <n>   request body size limit (default: $FUNCTIONS_REQUEST_BODY_SIZE_LIMIT or 100 MB)
@@ -29,6 +33,7 @@ async function main(): Promise<void> {
             app: { type: 'string' },
             port: { type: 'string' },
             host: { type: 'string' },
+            durable: { type: 'string' },
             storage: { type: 'string' },
             'no-azurite': { type: 'boolean' },
             'function-key': { type: 'string' },
@@ -46,6 +51,11 @@ async function main(): Promise<void> {
     if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of trace, debug, information, warning, error`);
     const storage = values.storage ?? 'azure';
     if (storage !== 'azure' && storage !== 'memory') throw new UsageError(`--storage must be azure or memory`);
+    const durable = values.durable ?? process.env.DEVHOST_DURABLE ?? 'ts';
+    if (!isDurableBackendKind(durable)) throw new UsageError(`--durable must be ${DURABLE_BACKENDS.join(' or ')}`);
+    if (durable === 'extension' && storage === 'memory') throw new UsageError('--durable extension keeps its state in Azure Storage: drop --storage memory');
+    // Said before Azurite starts, so a machine without .NET learns it in one line.
+    if (durable === 'extension' && !hasDotnet()) throw new DotnetMissingError();
     const port = Number(values.port ?? process.env.PORT ?? 7071);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number`);
     const sink = consoleSink(logLevel);
@@ -95,6 +105,7 @@ async function main(): Promise<void> {
             port,
             ...(values.host ? { hostname: values.host } : {}),
             storage,
+            durable,
             ...(values['function-key'] ? { functionKey: values['function-key'] } : {}),
             ...(maxRequestBodyBytes !== undefined ? { maxRequestBodyBytes } : {}),
             sink,
@@ -128,11 +139,16 @@ function printBanner(host: DevHost, keysOn: boolean): void {
         const entry = { servers: { miningLocal: { type: 'http', url: mcpUrl, ...(keysOn ? { headers: { 'x-functions-key': '<key>' } } : {}) } } };
         lines.push('', `MCP endpoint: ${mcpUrl}`, '', 'For VS Code, .vscode/mcp.json:', JSON.stringify(entry, null, 2));
     }
+    lines.push('', `Durable Functions: ${host.durableDescription}`);
     lines.push('', `Host ready on ${host.url} (Ctrl-C to stop)`, '');
     process.stdout.write(lines.join('\n'));
 }
 
 class UsageError extends Error {}
+
+function isDurableBackendKind(value: string): value is DurableBackendKind {
+    return (DURABLE_BACKENDS as readonly string[]).includes(value);
+}
 
 main().catch((err: unknown) => {
     const sink: LogSink = consoleSink('error');

@@ -10,7 +10,8 @@ import { installFunctionsCore } from './worker/installCore';
 import { Invoker } from './worker/invoke';
 import { loadApp } from './worker/loadApp';
 import { triggerOf } from './worker/bindings';
-import { DurableExtension, type StorageChoice } from './durable/durableExtension';
+import type { StorageChoice } from './durable/durableExtension';
+import { startDurableBackend, type DurableBackend, type DurableBackendKind } from './durableBackend';
 
 export interface DevHostOptions {
     /** The function app's folder: package.json, host.json. */
@@ -22,6 +23,8 @@ export interface DevHostOptions {
     functionKey?: string;
     /** Where Durable Functions state lives: Azure Storage (AzureWebJobsStorage) or process memory (fast tests). */
     storage: StorageChoice;
+    /** What runs Durable Functions: the TypeScript engine (default) or the real extension (.NET). */
+    durable?: DurableBackendKind;
     maxRequestBodyBytes?: number;
     sink?: LogSink;
     /**
@@ -36,6 +39,8 @@ export interface DevHost {
     port: number;
     settings: HostSettings;
     functions: readonly RegisteredFunction[];
+    /** Which Durable backend runs, in one line. */
+    durableDescription: string;
     close(): Promise<void>;
 }
 
@@ -76,6 +81,7 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
     // durable-functions rewrites webhook origins to localhost:7071 unless WEBSITE_HOSTNAME names the host.
     process.env.WEBSITE_HOSTNAME ??= `localhost:${port}`;
 
+    const durableKind = options.durable ?? 'ts';
     if (settings.durableProviderType && settings.durableProviderType.toLowerCase() !== 'azurestorage') {
         sink({
             level: 'warning',
@@ -83,9 +89,10 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
             message: `host.json asks for the '${settings.durableProviderType}' Durable storage provider; this host keeps Durable state in Azure Storage (or memory).`,
         });
     }
-    let durable: DurableExtension;
+    let durable: DurableBackend;
     try {
-        durable = await DurableExtension.start({
+        durable = await startDurableBackend(durableKind, {
+            appRoot,
             functions,
             invoker,
             hubName: settings.hubName,
@@ -131,12 +138,13 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
         port,
         settings,
         functions,
+        durableDescription: durable.description,
         close: () => (closing ??= closeAll(server, durable, core, sink)),
     };
 }
 
 /** Stops taking requests, lets those in flight finish (briefly), then stops Durable Functions and the app. */
-async function closeAll(server: Server, durable: DurableExtension, core: FunctionsCore, sink: LogSink): Promise<void> {
+async function closeAll(server: Server, durable: DurableBackend, core: FunctionsCore, sink: LogSink): Promise<void> {
     await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();

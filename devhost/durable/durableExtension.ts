@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DurableBackend } from '../durableBackend';
 import type { ExtraRoute } from '../http/frontDoorTypes';
 import { isAuthorized, presentedKey } from '../http/functionKeys';
 import type { LogSink } from '../logger';
@@ -39,12 +40,15 @@ const DURABLE_TRIGGERS = new Set(['orchestrationTrigger', 'activityTrigger', 'en
  * internal HTTP endpoint the JavaScript `DurableClient` calls (`rpcBaseUrl`, loopback only, like the
  * extension's LocalHttpListener), the public `/runtime/webhooks/durabletask` routes, and the client binding.
  */
-export class DurableExtension {
+export class DurableExtension implements DurableBackend {
+    readonly kind = 'ts';
+
     private constructor(
         private readonly parts:
             | { engine: Engine; store: TaskHubStore; api: ManagementApi; urls: WebhookUrls; rpc: Server; rpcBaseUrl: string }
             | undefined,
-        private readonly functionKey: string | undefined
+        private readonly functionKey: string | undefined,
+        readonly description: string
     ) {}
 
     static async start(options: DurableExtensionOptions): Promise<DurableExtension> {
@@ -54,7 +58,7 @@ export class DurableExtension {
                 DURABLE_TRIGGERS.has(triggerOf(fn)?.type ?? '') || extraInputBindings(fn).some((b) => CLIENT_BINDING_TYPES.has(b.type))
         );
         // An app without Durable Functions needs no storage at all.
-        if (!usesDurable) return new DurableExtension(undefined, options.functionKey);
+        if (!usesDurable) return new DurableExtension(undefined, options.functionKey, 'no Durable functions');
 
         for (const fn of functions) {
             if (triggerOf(fn)?.type === 'entityTrigger') {
@@ -97,7 +101,11 @@ export class DurableExtension {
         api = new ManagementApi(engine, urls);
         await engine.start();
         sink({ level: 'information', category: 'host', message: `Durable Functions: task hub ${options.hubName} in ${store.description}` });
-        return new DurableExtension({ engine, store, api, urls, rpc, rpcBaseUrl }, options.functionKey);
+        return new DurableExtension(
+            { engine, store, api, urls, rpc, rpcBaseUrl },
+            options.functionKey,
+            `the TypeScript engine, task hub ${options.hubName} in ${store.description}`
+        );
     }
 
     /** The public webhook routes; with keys on they need the key, as the system key guards them in Azure. */

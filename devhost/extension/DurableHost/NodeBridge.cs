@@ -1,0 +1,44 @@
+using System.Text;
+using Newtonsoft.Json;
+using Newtonsoft.Json.Linq;
+
+namespace DurableHost;
+
+/// <summary>
+/// Forwards a durable function's trigger payload to the Node process that runs the app, and turns its
+/// answer into what the extension expects from a language worker: the return value, or on failure an
+/// exception whose message has the shape of the Functions host's RpcException
+/// ("Result: Failure\nException: ...\nStack: ..."), which the extension parses (OutOfProcExceptionHelpers).
+/// </summary>
+public sealed class NodeBridge(string baseUrl)
+{
+    // Activities may run up to the app's functionTimeout: the bridge itself never times out a call.
+    private readonly HttpClient http = new() { BaseAddress = new Uri(baseUrl), Timeout = Timeout.InfiniteTimeSpan };
+
+    /// <summary>The bridge the generated functions call (they are static methods).</summary>
+    public static NodeBridge Current { get; set; } = null!;
+
+    // Each call leaves the calling thread at once (Task.Run): the extension blocks an orchestrator's
+    // thread until its task ends, so the forwarding must not need that thread.
+    public static Task<string> Orchestrate(string name, string context) =>
+        Task.Run(async () => (await Current.Invoke("orchestrator", name, JToken.Parse(context), null)).ToString(Formatting.None));
+
+    public static Task<JToken?> RunActivity(string name, JToken? input, string instanceId) =>
+        Task.Run(async () => (JToken?)await Current.Invoke("activity", name, input, instanceId));
+
+    public static Task<string> RunEntity(string name, string batch) =>
+        Task.Run(async () => (await Current.Invoke("entity", name, JToken.Parse(batch), null)).ToString(Formatting.None));
+
+    private async Task<JToken> Invoke(string kind, string name, JToken? payload, string? instanceId)
+    {
+        var request = new JObject { ["kind"] = kind, ["name"] = name, ["payload"] = payload, ["instanceId"] = instanceId };
+        using var content = new StringContent(request.ToString(Formatting.None), Encoding.UTF8, "application/json");
+        using var response = await this.http.PostAsync("invoke", content);
+        response.EnsureSuccessStatusCode();
+        var answer = JObject.Parse(await response.Content.ReadAsStringAsync());
+        if (answer.Value<bool>("ok")) return answer["result"] ?? JValue.CreateNull();
+        var message = answer.Value<string>("message") ?? "";
+        var stack = answer.Value<string>("stack") ?? "";
+        throw new Exception($"Result: Failure\nException: {message}\nStack: {stack}");
+    }
+}

@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { request, type Server } from 'node:http';
+import { createInterface } from 'node:readline';
+import type { DurableBackend, DurableBackendOptions } from '../durableBackend';
+import type { ExtraRoute } from '../http/frontDoorTypes';
+import { isAuthorized, presentedKey } from '../http/functionKeys';
+import type { LogLevel, LogSink } from '../logger';
+import { extraInputBindings } from '../worker/bindings';
+import type { RpcParameterBinding } from '../worker/coreTypes';
+import type { RegisteredFunction } from '../worker/functionsCore';
+import { builtHostDll } from './dotnetProject';
+import { durableFunctionList, extensionSettings } from './hostSettings';
+import { startNodeBridge } from './nodeBridge';
+
+const WEBHOOK_PATH = '/runtime/webhooks/durabletask';
+const READY_PREFIX = 'DURABLE_HOST_READY ';
+const CLIENT_BINDING_TYPES = new Set(['durableClient', 'orchestrationClient']);
+const READY_TIMEOUT_MS = 120_000;
+
+/**
+ * The real Durable Functions extension (Azure Storage provider) as the local host's Durable backend: a
+ * .NET process (devhost/extension/DurableHost) runs the extension and calls back into this process for
+ * every orchestrator, activity and entity invocation. Its own management API serves the app's durable
+ * client (rpcBaseUrl) and, through this front door, the public /runtime/webhooks/durabletask routes.
+ */
+export class RealDurableExtension implements DurableBackend {
+    readonly kind = 'extension';
+
+    private constructor(
+        private readonly parts: { child: ChildProcess; bridge: Server; clientBinding: string; rpcBaseUrl: URL } | undefined,
+        private readonly functionKey: string | undefined,
+        readonly description: string
+    ) {}
+
+    static async start(options: DurableBackendOptions): Promise<RealDurableExtension> {
+        const { sink } = options;
+        const functions = durableFunctionList(options.functions);
+        if (functions.length === 0) return new RealDurableExtension(undefined, options.functionKey, 'no Durable functions');
+        if (options.storage !== 'azure') {
+            throw new Error('The extension backend keeps Durable state in Azure Storage (Azurite locally): --storage memory is for --durable ts.');
+        }
+        const dll = builtHostDll((message) => sink({ level: 'information', category: 'host', message }));
+
+        let clientBinding = '';
+        const bridge = await startNodeBridge({
+            functions: options.functions,
+            invoker: options.invoker,
+            extraInputs: (fn) => clientInputs(fn, clientBinding),
+        });
+        const webhookUrl = new URL(options.publicBaseUrl + WEBHOOK_PATH);
+        if (options.functionKey) webhookUrl.searchParams.set('code', options.functionKey);
+
+        const child = spawn('dotnet', [dll], {
+            // stdin stays open for the child's life: when this process dies, the child sees EOF and exits.
+            stdio: ['pipe', 'pipe', 'pipe'],
+            env: {
+                ...process.env,
+                FUNCTIONS_WORKER_RUNTIME: 'node',
+                DOTNET_NOLOGO: '1',
+                DOTNET_CLI_TELEMETRY_OPTOUT: '1',
+                DURABLE_BRIDGE_URL: bridge.url,
+                DURABLE_BRIDGE_FUNCTIONS: JSON.stringify(functions),
+                DURABLE_BRIDGE_WEBHOOK_URL: webhookUrl.toString(),
+                DURABLE_BRIDGE_SETTINGS: JSON.stringify(extensionSettings(options.appRoot, options.hubName)),
+            },
+        });
+        relayLogs(child, sink);
+        try {
+            clientBinding = await waitForReady(child);
+        } catch (error) {
+            child.kill('SIGKILL');
+            bridge.server.close();
+            throw error;
+        }
+        child.once('exit', (code, signal) => {
+            if (stopping.has(child)) return;
+            options.onFatal(`the Durable extension host exited (${signal ?? `code ${code}`})`);
+        });
+        const rpcBaseUrl = new URL((JSON.parse(clientBinding) as { rpcBaseUrl: string }).rpcBaseUrl);
+        sink({
+            level: 'information',
+            category: 'host',
+            message: `Durable Functions: the real extension, task hub ${options.hubName} in Azure Storage (management API ${rpcBaseUrl.origin})`,
+        });
+        return new RealDurableExtension(
+            { child, bridge: bridge.server, clientBinding, rpcBaseUrl },
+            options.functionKey,
+            `the Durable extension (Azure Storage provider), task hub ${options.hubName}`
+        );
+    }
+
+    /** The public webhook routes, relayed to the extension's own HTTP API; with keys on they need the key. */
+    routes(): ExtraRoute[] {
+        const parts = this.parts;
+        if (!parts) return [];
+        return [
+            async (req, res, url) => {
+                if (!url.pathname.startsWith(WEBHOOK_PATH + '/')) return false;
+                if (!isAuthorized('system', this.functionKey, presentedKey(req.headers, url.searchParams))) {
+                    res.writeHead(401, { 'content-length': '0' }).end();
+                    return true;
+                }
+                const target = new URL(url.pathname.slice(WEBHOOK_PATH.length + 1) + url.search, parts.rpcBaseUrl);
+                await relay(req, res, target);
+                return true;
+            },
+        ];
+    }
+
+    inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
+        return this.parts ? clientInputs(fn, this.parts.clientBinding) : [];
+    }
+
+    async stop(): Promise<void> {
+        const parts = this.parts;
+        if (!parts) return;
+        stopping.add(parts.child);
+        if (parts.child.exitCode === null && parts.child.signalCode === null) {
+            const exited = once(parts.child, 'exit');
+            parts.child.kill('SIGTERM');
+            const timer = setTimeout(() => parts.child.kill('SIGKILL'), 15_000);
+            await exited;
+            clearTimeout(timer);
+        }
+        await new Promise<void>((resolve) => {
+            parts.bridge.close(() => resolve());
+            parts.bridge.closeAllConnections();
+        });
+    }
+}
+
+const stopping = new WeakSet<ChildProcess>();
+
+function clientInputs(fn: RegisteredFunction, clientBinding: string): RpcParameterBinding[] {
+    return extraInputBindings(fn)
+        .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
+        .map((binding) => ({ name: binding.name, data: { string: clientBinding } }));
+}
+
+/** Resolves with the client binding JSON from the child's ready line; rejects if it exits first. */
+async function waitForReady(child: ChildProcess): Promise<string> {
+    const lines = createInterface({ input: child.stdout! });
+    return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('The Durable extension host did not start within 2 minutes.')), READY_TIMEOUT_MS);
+        lines.on('line', (line) => {
+            if (!line.startsWith(READY_PREFIX)) return;
+            clearTimeout(timer);
+            const ready = JSON.parse(line.slice(READY_PREFIX.length)) as { clientBinding: unknown };
+            resolve(JSON.stringify(ready.clientBinding));
+        });
+        child.once('exit', (code, signal) => {
+            clearTimeout(timer);
+            reject(new Error(`The Durable extension host exited before it was ready (${signal ?? `code ${code}`}); its log is above.`));
+        });
+    });
+}
+
+const LEVELS: Record<string, LogLevel> = {
+    Trace: 'trace',
+    Debug: 'debug',
+    Information: 'information',
+    Warning: 'warning',
+    Error: 'error',
+    Critical: 'critical',
+};
+
+/** The child logs `Level|Category|Message` lines to stderr; they join this host's log. */
+function relayLogs(child: ChildProcess, sink: LogSink): void {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+        const [level, category, ...rest] = line.split('|');
+        const known = level !== undefined ? LEVELS[level] : undefined;
+        if (known && category !== undefined) sink({ level: known, category: 'host', message: `[${category}] ${rest.join('|')}` });
+        else if (line.trim() !== '') sink({ level: 'information', category: 'host', message: `[dotnet] ${line}` });
+    });
+}
+
+/** Relays one request to the extension's loopback HTTP API and its answer back. */
+async function relay(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, target: URL): Promise<void> {
+    const headers = { ...req.headers };
+    delete headers.host;
+    await new Promise<void>((resolve) => {
+        const upstream = request(target, { method: req.method, headers }, (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.once('end', resolve);
+            answer.once('error', resolve);
+        });
+        upstream.once('error', (error) => {
+            if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+            res.end(`The Durable extension did not answer: ${error.message}`);
+            resolve();
+        });
+        req.pipe(upstream);
+    });
+}
