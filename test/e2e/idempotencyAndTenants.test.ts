@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeOnEachBackend } from '../support/backends';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -21,7 +22,7 @@ interface Status {
 
 const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
 
-describe('idempotency keys and tenants end to end', () => {
+describeOnEachBackend('idempotency keys and tenants end to end', (backend) => {
     let app: AppOnAzurite;
     let host: SpawnedHost;
     const clients: Client[] = [];
@@ -67,7 +68,7 @@ describe('idempotency keys and tenants end to end', () => {
         poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id);
 
     before(async () => {
-        app = await startAppOnAzurite('retries', { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True' });
+        app = await startAppOnAzurite(`retries${backend}`, { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True' }, { durable: backend });
         host = app.host;
     });
     after(async () => {

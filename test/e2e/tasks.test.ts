@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeOnEachBackend } from '../support/backends';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -32,7 +33,7 @@ function verifyChain(blocks: Block[], difficulty: number, count: number): void {
 
 const WAIT_BUDGET_SECONDS = 5;
 
-describe('MCP Tasks, progress and resources over HTTP against the app on the local host', () => {
+describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the app on the local host', (backend) => {
     let app: AppOnAzurite;
     let mcpUrl: URL;
     const clients: Client[] = [];
@@ -51,7 +52,7 @@ describe('MCP Tasks, progress and resources over HTTP against the app on the loc
     const statusOf = (result: CallToolResult) => result.structuredContent as unknown as Status;
 
     before(async () => {
-        app = await startAppOnAzurite('tasks', {
+        app = await startAppOnAzurite(`tasks${backend}`, {
             WAIT_BUDGET_SECONDS: String(WAIT_BUDGET_SECONDS),
             // The task poll interval (pollInterval = POLL_AFTER_SECONDS s) the client sleeps between tasks/get.
             POLL_AFTER_SECONDS: '1',
@@ -59,7 +60,7 @@ describe('MCP Tasks, progress and resources over HTTP against the app on the loc
             // Long chains of quick blocks: progress every fraction of a second for many seconds.
             MAX_BLOCKS: '64',
             WEBSITE_AUTH_ENABLED: 'True',
-        });
+        }, { durable: backend });
         mcpUrl = app.mcpUrl;
     });
     after(async () => {

@@ -18,9 +18,9 @@ export interface AppOnAzurite {
 export async function startAppOnAzurite(
     hubPrefix: string,
     env: Record<string, string> = {},
-    host: Pick<SpawnHostOptions, 'functionKey' | 'args'> = {}
+    host: Pick<SpawnHostOptions, 'functionKey' | 'args' | 'durable'> = {}
 ): Promise<AppOnAzurite> {
-    const azurite = await startTestAzurite();
+    const azurite = await startTestAzurite(host.durable === 'extension' ? 'all' : 'table');
     let spawned: SpawnedHost;
     try {
         spawned = await spawnHost({

@@ -27,6 +27,8 @@ export interface SpawnHostOptions {
     port?: number;
     /** Default 'memory'. */
     storage?: 'memory' | 'azure';
+    /** --durable: what runs Durable Functions; default 'ts' (the TypeScript engine). */
+    durable?: 'ts' | 'extension';
     /** Default false: pass --no-azurite (tests that need Azurite start their own). */
     azurite?: boolean;
     /** --function-key <key>: turns key checking on. */
@@ -78,6 +80,7 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
     const args = [CLI, '--app', options.app, '--port', String(options.port ?? 0), '--storage', options.storage ?? 'memory'];
     if (!options.azurite) args.push('--no-azurite');
     if (options.functionKey !== undefined) args.push('--function-key', options.functionKey);
+    if (options.durable !== undefined) args.push('--durable', options.durable);
     args.push(...(options.args ?? []));
 
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -96,7 +99,8 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
     let readyLine: string;
     try {
         readyLine = await Promise.race([
-            output.waitFor(READY, options.readyTimeoutMs ?? 30_000),
+            // The real extension's .NET host creates its task hub's queues, tables and leases first.
+            output.waitFor(READY, options.readyTimeoutMs ?? (options.durable === 'extension' ? 120_000 : 30_000)),
             exited.then(() => {
                 throw new Error(`The host exited before it was ready (code ${child.exitCode}, ${child.signalCode}).`);
             }),

@@ -14,17 +14,19 @@ export interface TestAzurite {
 }
 
 /**
- * An Azurite of this test file's own: the Table service on a free port, data in a temporary folder that
- * is removed afterwards. Never reuses an emulator that happens to be running.
+ * An Azurite of this test file's own: the Table service (or, for the real Durable extension, which also
+ * needs queues and blobs, all three) on free ports, data in a temporary folder that is removed afterwards.
+ * Never reuses an emulator that happens to be running.
  */
-export async function startTestAzurite(): Promise<TestAzurite> {
+export async function startTestAzurite(services: 'table' | 'all' = 'table'): Promise<TestAzurite> {
     const location = mkdtempSync(join(tmpdir(), 'azurite-test-'));
     let azurite: RunningAzurite | undefined;
+    let ports: { table: number; blob: number; queue: number } | undefined;
     for (let attempt = 0; !azurite; attempt++) {
-        const port = await freePort();
+        ports = { table: await freePort(), blob: await freePort(), queue: await freePort() };
         try {
-            azurite = await startAzurite({ services: 'table', location, ports: { table: port } });
-            if (!azurite.started) throw new Error(`port ${port} was taken meanwhile`);
+            azurite = await startAzurite({ services, location, ports });
+            if (!azurite.started) throw new Error(`port ${ports.table} was taken meanwhile`);
         } catch (err) {
             azurite = undefined;
             if (attempt >= 2) throw err;
@@ -32,12 +34,13 @@ export async function startTestAzurite(): Promise<TestAzurite> {
     }
     let running = azurite;
     const port = running.tablePort;
+    const fixedPorts = ports;
     return {
         connectionString: running.connectionString,
         restart: async (whileDown = async () => undefined) => {
             await running.stop();
             await whileDown();
-            const again = await startAzurite({ services: 'table', location, ports: { table: port } });
+            const again = await startAzurite({ services, location, ports: fixedPorts });
             if (!again.started) throw new Error(`Something else took port ${port} while Azurite was down`);
             running = again;
         },

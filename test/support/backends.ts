@@ -1,0 +1,33 @@
+import { describe } from 'node:test';
+import { builtHostDll, hasDotnet } from '../../devhost/extension/dotnetProject';
+
+/**
+ * The local host's two Durable backends, for suites that must hold on both: the TypeScript engine
+ * (Node alone) and the real Durable extension (.NET). Without the .NET SDK the extension's suites are
+ * reported as skipped, saying why; under CI (CI=true) a missing SDK fails the run instead.
+ */
+export type Backend = 'ts' | 'extension';
+
+const NO_DOTNET = 'the real Durable extension needs the .NET SDK (dotnet on PATH), which this machine lacks';
+
+let extensionReady: boolean | undefined;
+
+/** Builds the extension's .NET host once (cached; a lock keeps parallel test files from building twice). */
+function extensionAvailable(): boolean {
+    if (extensionReady === undefined) {
+        extensionReady = hasDotnet();
+        if (!extensionReady && process.env.CI === 'true') {
+            throw new Error(`CI must run every backend, but ${NO_DOTNET}.`);
+        }
+        if (extensionReady) builtHostDll();
+    }
+    return extensionReady;
+}
+
+/** `describe(title [backend], fn)` once per backend; the extension's is skipped without .NET (not in CI). */
+export function describeOnEachBackend(title: string, fn: (backend: Backend) => void, only?: readonly Backend[]): void {
+    for (const backend of only ?? (['ts', 'extension'] as const)) {
+        const skip = backend === 'extension' && !extensionAvailable() ? NO_DOTNET : false;
+        describe(`${title} [${backend}]`, { skip }, () => fn(backend));
+    }
+}
