@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { skipReason } from '../support/backends';
 import { fixtureApp, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 
@@ -67,16 +68,24 @@ class Fixture {
     }
 }
 
-for (const storage of ['azure', 'memory'] as const) {
-    describe(`Durable Functions on the local host (${storage} store)`, () => {
+// The TypeScript engine on both of its stores, and the real Durable extension (the oracle) on Azurite.
+const BACKENDS = [
+    { durable: 'ts', storage: 'azure' },
+    { durable: 'ts', storage: 'memory' },
+    { durable: 'extension', storage: 'azure' },
+] as const;
+
+for (const { durable, storage } of BACKENDS) {
+    describe(`Durable Functions on the local host (${durable === 'ts' ? `${storage} store` : 'the real extension'})`, { skip: skipReason(durable) }, () => {
         let azurite: TestAzurite | undefined;
         let fx: Fixture;
 
         before(async () => {
-            if (storage === 'azure') azurite = await startTestAzurite();
+            if (storage === 'azure') azurite = await startTestAzurite(durable === 'extension' ? 'all' : 'table');
             const host = await spawnHost({
                 app: fixtureApp('durable-app'),
                 storage,
+                durable,
                 env: { TASKHUB_NAME: uniqueHubName('conf'), AzureWebJobsStorage: azurite?.connectionString ?? undefined },
             });
             fx = new Fixture(host);

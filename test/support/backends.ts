@@ -24,10 +24,14 @@ function extensionAvailable(): boolean {
     return extensionReady;
 }
 
+/** The reason a backend's suite is skipped here, or false when it runs. */
+export function skipReason(backend: Backend): string | false {
+    return backend === 'extension' && !extensionAvailable() ? NO_DOTNET : false;
+}
+
 /** `describe(title [backend], fn)` once per backend; the extension's is skipped without .NET (not in CI). */
 export function describeOnEachBackend(title: string, fn: (backend: Backend) => void, only?: readonly Backend[]): void {
     for (const backend of only ?? (['ts', 'extension'] as const)) {
-        const skip = backend === 'extension' && !extensionAvailable() ? NO_DOTNET : false;
-        describe(`${title} [${backend}]`, { skip }, () => fn(backend));
+        describe(`${title} [${backend}]`, { skip: skipReason(backend) }, () => fn(backend));
     }
 }
