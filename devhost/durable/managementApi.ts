@@ -5,6 +5,8 @@ import { statusPayload } from './statusPayload';
 import { StorageRejectedError, type InstanceQuery, type InstanceRecord } from './store';
 import type { WebhookUrls } from './webhookUrls';
 
+const ENDED = new Set(['Completed', 'Failed', 'Terminated']);
+
 /** The management API accepts small JSON bodies only (inputs and event payloads). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const RUNTIME_STATUSES: readonly RuntimeStatus[] = [
@@ -162,6 +164,9 @@ export class ManagementApi {
     }
 
     async #purgeOne(res: ServerResponse, instanceId: string): Promise<void> {
+        // As the real extension: an instance that has not ended is refused with 412 Precondition Failed.
+        const record = await this.engine.getInstance(instanceId);
+        if (record && !ENDED.has(record.runtimeStatus)) return sendEmpty(res, 412);
         if (!(await this.engine.purge(instanceId))) return sendEmpty(res, 404);
         sendJson(res, 200, { instancesDeleted: 1 });
     }
@@ -172,7 +177,7 @@ export class ManagementApi {
         const filter: InstanceQuery = { createdTimeTo: new Date().toISOString(), ...times, ...statusFilter(query) };
         let deleted = 0;
         for (const record of (await this.engine.queryInstances(filter)).instances) {
-            if (await this.engine.purge(record.instanceId)) deleted++;
+            if (ENDED.has(record.runtimeStatus) && (await this.engine.purge(record.instanceId))) deleted++;
         }
         if (deleted === 0) return sendEmpty(res, 404);
         sendJson(res, 200, { instancesDeleted: deleted });

@@ -36,7 +36,7 @@ public static class AppFunctionsBuilder
                         nameof(NodeBridge.RunActivity));
                     break;
                 case FunctionKind.Entity:
-                    Define(type, function.Name, index++, typeof(Task<string>), [typeof(string)], ["batch"],
+                    Define(type, function.Name, index++, typeof(Task<JToken?>), [typeof(string)], ["batch"],
                         Attribute<EntityTriggerAttribute>(nameof(EntityTriggerAttribute.EntityName), function.Name),
                         nameof(NodeBridge.RunEntity));
                     break;

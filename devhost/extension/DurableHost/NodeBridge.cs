@@ -26,8 +26,9 @@ public sealed class NodeBridge(string baseUrl)
     public static Task<JToken?> RunActivity(string name, JToken? input, string instanceId) =>
         Task.Run(async () => (JToken?)await Current.Invoke("activity", name, input, instanceId));
 
-    public static Task<string> RunEntity(string name, string batch) =>
-        Task.Run(async () => (await Current.Invoke("entity", name, JToken.Parse(batch), null)).ToString(Formatting.None));
+    // The extension reads an entity batch's result as a JSON object (TaskEntityShim.ExecuteOutOfProcBatch).
+    public static Task<JToken?> RunEntity(string name, string batch) =>
+        Task.Run(async () => (JToken?)await Current.Invoke("entity", name, JToken.Parse(batch), null));
 
     private async Task<JToken> Invoke(string kind, string name, JToken? payload, string? instanceId)
     {
