@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEPLOY_HEADING, deploySection } from './bicep';
+import { DEPLOY_HEADING, deploySection } from './files';
 
 describe('README "Deploy to Azure"', () => {
     it('covers provisioning, keys, the Copilot connection, local runs, costs and clean-up', () => {
