@@ -5,7 +5,9 @@
  * Why a staging folder: the project's node_modules holds dev tools (TypeScript, Azurite and their many
  * dependencies) that must not be deployed, and pruning them in place would break the build step azd runs
  * right after this hook. So the compiled app is copied next to host.json and package.json in DEPLOY_DIR,
- * and production dependencies are installed there from the lock file.
+ * and production dependencies are installed there from the lock file. The folder also gets a .funcignore
+ * of its own (PACKAGE_FUNCIGNORE), without which azd before 1.23.12 drops node_modules from the zip.
+ * .vscode/settings.json deploys the same folder from VS Code (azureFunctions.deploySubpath).
  *
  * Plain JavaScript on purpose: it runs straight from the checkout, before anything is compiled.
  * Run it by hand with `node infra/hooks/stage-package.mjs` to inspect what would be deployed.
