@@ -21,14 +21,15 @@ const TOOL = 'infra/tools/bicep.mjs';
 /** infra/tools/bicep.mjs exits with this when `dotnet` is missing (its NO_DOTNET_EXIT_CODE). */
 const NO_DOTNET_EXIT_CODE = 3;
 
-type Located = { binary: string } | { unavailable: string };
+/** The compiler's path; or why there is none: .NET missing (a skip outside CI), or a failed restore (a failure). */
+type Located = { binary: string } | { unavailable: string } | { failed: string };
 
 function locate(): Located {
     const result = spawnSync(process.execPath, [join(repoRoot(), TOOL), '--locate'], { encoding: 'utf8', cwd: repoRoot() });
     if (result.status === 0) return { binary: result.stdout.trim() };
     const message = `${result.stderr}${result.stdout}`.trim() || result.error?.message || `exit ${String(result.status)}`;
     if (result.status === NO_DOTNET_EXIT_CODE) return { unavailable: message.split(/\r?\n/).pop() ?? message };
-    throw new Error(`node ${TOOL} --locate failed:\n${message}`);
+    return { failed: `node ${TOOL} --locate failed:\n${message}` };
 }
 
 const located = locate();
@@ -44,6 +45,7 @@ export const bicepSkip: string | undefined =
 /** The compiler binary; throws (failing the test) where it could not be restored. */
 export function bicepBinary(): string {
     if ('unavailable' in located) throw new Error(`The Bicep compiler is required in CI: ${located.unavailable}`);
+    if ('failed' in located) throw new Error(located.failed);
     return located.binary;
 }
 
