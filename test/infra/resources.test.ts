@@ -36,6 +36,19 @@ describe('main.bicep (compiled)', { skip: bicepSkip }, () => {
         assert.deepEqual(unfed, [], `infra/main.bicep params ${unfed.join(', ')} have no default and no value in main.parameters.json`);
     });
 
+    it('passes every module only parameters the module declares, and all it requires', () => {
+        for (const module of root().resources.filter((r) => r.module)) {
+            const declared = module.module?.template.parameters ?? {};
+            const given = Object.keys((at(module.body, ['properties', 'parameters']) ?? {}) as object);
+            const unknown = given.filter((name) => !(name in declared));
+            assert.deepEqual(unknown, [], `infra/main.bicep passes ${unknown.join(', ')} to module ${module.symbol}, which declares no such param`);
+            const missing = Object.entries(declared)
+                .filter(([name, p]) => !('defaultValue' in p) && !given.includes(name))
+                .map(([name]) => name);
+            assert.deepEqual(missing, [], `infra/main.bicep module ${module.symbol} does not pass ${missing.join(', ')}, which it requires`);
+        }
+    });
+
     it('describes every parameter azd may prompt for', () => {
         const undescribed = Object.entries(template().parameters ?? {})
             .filter(([, p]) => !(isRecord(p['metadata']) && typeof p['metadata']['description'] === 'string' && p['metadata']['description'] !== ''))
