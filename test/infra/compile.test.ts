@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { readRepoFile } from './files';
+import { getPathInsensitive, isRecord, readJson, readRepoFile } from './files';
 import { bicepBinary, bicepSkip, compile, lint, MAIN_BICEP, problems } from './template';
 
 const PROJECT = 'infra/tools/bicep/bicep-cli.csproj';
@@ -45,6 +45,12 @@ describe('infra/bicepconfig.json', () => {
             if (!/^\s*\/\//.test(lines[above] ?? '')) unexplained.push(line.trim());
         });
         assert.deepEqual(unexplained, [], 'infra/bicepconfig.json turns these rules off without a comment saying why');
+        // Every rule that is off must be written on one line as above, so the check sees it.
+        const rules = getPathInsensitive(readJson('infra/bicepconfig.json'), ['analyzers', 'core', 'rules']);
+        assert.ok(isRecord(rules), 'infra/bicepconfig.json has no analyzers.core.rules');
+        const off = Object.entries(rules).filter(([, rule]) => getPathInsensitive(rule, ['level']) === 'off').map(([name]) => name);
+        const seen = lines.filter(isOff).map((line) => /"([a-z0-9-]+)"/.exec(line)?.[1]);
+        assert.deepEqual(off.sort(), seen.sort(), 'write each rule that is off on one line: { "level": "off" }');
     });
 });
 
