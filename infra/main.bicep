@@ -56,7 +56,7 @@ param defaultDifficulty int = 28
 // An empty allow-list makes the scheduler refuse every caller (gRPC 403), so at least one range is required.
 @minLength(1)
 @description('IP ranges (CIDR) allowed to reach the Durable Task Scheduler.')
-param dtsIpAllowlist array = [
+param dtsIpAllowlist string[] = [
   '0.0.0.0/0'
 ]
 
@@ -93,7 +93,6 @@ resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
 }
 
 module identity 'app/identity.bicep' = {
-  name: 'identity'
   scope: rg
   params: {
     name: 'id-api-${resourceToken}'
@@ -103,7 +102,6 @@ module identity 'app/identity.bicep' = {
 }
 
 module storage 'app/storage.bicep' = {
-  name: 'storage'
   scope: rg
   params: {
     name: 'st${resourceToken}'
@@ -114,7 +112,6 @@ module storage 'app/storage.bicep' = {
 }
 
 module monitoring 'app/monitoring.bicep' = {
-  name: 'monitoring'
   scope: rg
   params: {
     logAnalyticsName: 'log-${resourceToken}'
@@ -125,7 +122,6 @@ module monitoring 'app/monitoring.bicep' = {
 }
 
 module scheduler 'app/scheduler.bicep' = {
-  name: 'scheduler'
   scope: rg
   params: {
     name: 'dts-${resourceToken}'
@@ -137,7 +133,6 @@ module scheduler 'app/scheduler.bicep' = {
 }
 
 module roles 'app/role-assignments.bicep' = {
-  name: 'roles'
   scope: rg
   params: {
     identityPrincipalId: identity.outputs.principalId
@@ -150,7 +145,6 @@ module roles 'app/role-assignments.bicep' = {
 }
 
 module functionApp 'app/function-app.bicep' = {
-  name: 'function-app'
   scope: rg
   // The app starts as soon as it exists; granting its roles first spares it a round of 403s at first start.
   dependsOn: [

@@ -4,7 +4,7 @@
 param name string
 param planName string
 param location string
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Resource id and client id of the user-assigned identity the app runs as.')
 param identityId string

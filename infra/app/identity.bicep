@@ -2,7 +2,7 @@
 // and fetches the deployment package, so no key or connection secret is stored anywhere.
 param name string
 param location string
-param tags object = {}
+param tags { *: string } = {}
 
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: name

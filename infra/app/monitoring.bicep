@@ -3,7 +3,7 @@
 param logAnalyticsName string
 param appInsightsName string
 param location string
-param tags object = {}
+param tags { *: string } = {}
 
 resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   name: logAnalyticsName

@@ -2,11 +2,11 @@
 // Locally the same code runs on Azure Storage (Azurite); the app settings in function-app.bicep switch it here.
 param name string
 param location string
-param tags object = {}
+param tags { *: string } = {}
 param taskHubName string
 
 @minLength(1)
-param ipAllowlist array
+param ipAllowlist string[]
 
 resource scheduler 'Microsoft.DurableTask/schedulers@2026-02-01' = {
   name: name

@@ -2,7 +2,7 @@
 // Shared keys are off: the app reaches it only through its managed identity.
 param name string
 param location string
-param tags object = {}
+param tags { *: string } = {}
 param deploymentContainerName string
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {

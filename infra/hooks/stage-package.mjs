@@ -5,7 +5,9 @@
  * Why a staging folder: the project's node_modules holds dev tools (TypeScript, Azurite and their many
  * dependencies) that must not be deployed, and pruning them in place would break the build step azd runs
  * right after this hook. So the compiled app is copied next to host.json and package.json in DEPLOY_DIR,
- * and production dependencies are installed there from the lock file.
+ * and production dependencies are installed there from the lock file. The folder also gets a .funcignore
+ * of its own (PACKAGE_FUNCIGNORE), without which azd before 1.23.12 drops node_modules from the zip.
+ * .vscode/settings.json deploys the same folder from VS Code (azureFunctions.deploySubpath).
  *
  * Plain JavaScript on purpose: it runs straight from the checkout, before anything is compiled.
  * Run it by hand with `node infra/hooks/stage-package.mjs` to inspect what would be deployed.
@@ -19,10 +21,11 @@ import { fileURLToPath } from 'node:url';
 export const DEPLOY_DIR = 'dist/deploy';
 
 /**
- * azd environment variable naming the Durable provider written into the deployed host.json. Unset, it is
- * the scheduler (`azureManaged`), which this deployment provisions: Flex Consumption's scale controller
- * reads the deployed host.json, not app-setting overrides, so the file itself must name the scheduler.
- * `azd env set HOST_JSON_DURABLE_PROVIDER azureStorage` deploys the checked-in file unchanged.
+ * An azd environment variable that once chose the Durable provider written into the deployed host.json.
+ * It is refused now unless it names the scheduler: the app settings in infra/app/function-app.bicep
+ * select the scheduler whatever the package says, and Flex Consumption's scale controller reads the
+ * deployed host.json, not app-setting overrides, so a host.json naming Azure Storage would leave the
+ * Durable functions unscaled on a backend the app does not use.
  */
 export const PROVIDER_SWITCH = 'HOST_JSON_DURABLE_PROVIDER';
 
@@ -33,20 +36,34 @@ export const SCHEDULER_PROVIDER = Object.freeze({
 });
 
 /**
- * The host.json to deploy. Unset or `azureManaged` replaces extensions.durableTask.storageProvider with
- * SCHEDULER_PROVIDER (Azure Storage tuning such as maxQueuePollingInterval means nothing to the scheduler,
- * so it goes); `azureStorage` keeps the checked-in file as it is.
+ * The .funcignore written into the package. Its presence is what matters: azd 1.18 to 1.23.11 leaves
+ * node_modules out of a ts/js package that has no .funcignore, and with `remoteBuild: false` nothing
+ * installs them in Azure, so the app would fail at start. It excludes nothing: the folder holds only
+ * what is to be deployed.
+ */
+export const PACKAGE_FUNCIGNORE = [
+    '# Written by infra/hooks/stage-package.mjs. This folder holds exactly what is deployed, so nothing is',
+    '# excluded; the file exists so that every azd version (and VS Code) keeps node_modules in the package.',
+    '',
+].join('\n');
+
+/**
+ * The host.json to deploy: extensions.durableTask.storageProvider is replaced with SCHEDULER_PROVIDER
+ * (Azure Storage tuning such as maxQueuePollingInterval means nothing to the scheduler, so it goes).
  * @param {Record<string, unknown>} hostJson parsed host.json
- * @param {string | undefined} provider value of PROVIDER_SWITCH
+ * @param {string | undefined} provider value of PROVIDER_SWITCH: unset, empty or the scheduler's type
  * @returns {Record<string, unknown>}
  */
 export function hostJsonForDeploy(hostJson, provider) {
-    const copy = structuredClone(hostJson);
-    const choice = (provider ?? '').trim() || SCHEDULER_PROVIDER.type;
-    if (choice === 'azureStorage') return copy;
-    if (choice !== SCHEDULER_PROVIDER.type) {
-        throw new Error(`${PROVIDER_SWITCH} must be empty, "azureStorage" or "${SCHEDULER_PROVIDER.type}", not ${JSON.stringify(provider)}`);
+    const choice = (provider ?? '').trim();
+    if (choice !== '' && choice !== SCHEDULER_PROVIDER.type) {
+        throw new Error(
+            `${PROVIDER_SWITCH} is ${JSON.stringify(provider)}, but this deployment runs the Durable functions on the ` +
+                `Durable Task Scheduler: its app settings (infra/app/function-app.bicep) select it, and the deployed host.json ` +
+                `must agree or Flex Consumption will not scale them. Unset it: azd env set ${PROVIDER_SWITCH} ""`
+        );
     }
+    const copy = structuredClone(hostJson);
     const durableTask = objectAt(copy, ['extensions', 'durableTask']);
     durableTask['storageProvider'] = { ...SCHEDULER_PROVIDER };
     return copy;
@@ -89,17 +106,19 @@ function readJson(file) {
 }
 
 /**
- * Builds the app and stages the deployable folder under `repoRoot`.
+ * Builds the app and stages the deployable folder.
  * @param {string} repoRoot
  * @param {NodeJS.ProcessEnv} env
+ * @param {{ outDir?: string, build?: boolean }} [options] where to stage (default DEPLOY_DIR under repoRoot),
+ *   and whether to compile first (default true; the tests stage what `npm test` has just compiled)
  */
-export function stage(repoRoot, env) {
-    const out = join(repoRoot, DEPLOY_DIR);
-    // Read the switch before anything slow, so a typo in it fails at once.
+export function stage(repoRoot, env, options = {}) {
+    const out = options.outDir ?? join(repoRoot, DEPLOY_DIR);
+    // Read the switch before anything slow, so a wrong value fails at once.
     const hostJson = hostJsonForDeploy(readJson(join(repoRoot, 'host.json')), env[PROVIDER_SWITCH]);
 
-    // Always compile first: shipping a stale dist/ is the easiest way to deploy the wrong code.
-    npm(repoRoot, ['run', 'build']);
+    // Compile first: shipping a stale dist/ is the easiest way to deploy the wrong code.
+    if (options.build ?? true) npm(repoRoot, ['run', 'build']);
 
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
@@ -110,6 +129,7 @@ export function stage(repoRoot, env) {
         filter: (source) => extname(source) !== '.map',
     });
     writeFileSync(join(out, 'host.json'), `${JSON.stringify(hostJson, null, 2)}\n`);
+    writeFileSync(join(out, '.funcignore'), PACKAGE_FUNCIGNORE);
     cpSync(join(repoRoot, 'package.json'), join(out, 'package.json'));
     cpSync(join(repoRoot, 'package-lock.json'), join(out, 'package-lock.json'));
 
@@ -148,6 +168,10 @@ function verify(out) {
         }
     }
     if (!existsSync(join(out, 'host.json'))) problems.push('host.json is missing');
+    else if (JSON.stringify(readJson(join(out, 'host.json'))?.extensions?.durableTask?.storageProvider) !== JSON.stringify(SCHEDULER_PROVIDER)) {
+        problems.push('host.json does not name the Durable Task Scheduler, which the app settings select');
+    }
+    if (!existsSync(join(out, '.funcignore'))) problems.push('.funcignore is missing (azd before 1.23.12 would then leave node_modules out)');
 
     if (problems.length > 0) throw new Error(`The staged package is not deployable:\n  - ${problems.join('\n  - ')}`);
 }

@@ -1,31 +1,15 @@
 /**
- * The app settings the Bicep gives the function app, held to what the code reads (src/config.ts),
- * to host.json and to the README.
+ * The app settings the compiled template gives the function app, held to what the code reads
+ * (src/config.ts), to host.json and to the README.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, readFunctionTimeoutSeconds, SETTING_NAMES } from '../../src/config';
-import {
-    deploySection,
-    entry,
-    getPathInsensitive,
-    loadDeployment,
-    moduleFile,
-    objectEntries,
-    readJson,
-    readRepoFile,
-    repoRoot,
-    resolve,
-    statement,
-    stringLiteral,
-} from './bicep';
+import { at, deployed, referenceOf, Runtime, type ValueObject } from './arm';
+import { deploySection, getPathInsensitive, readJson, readRepoFile, repoRoot } from './files';
+import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
 
-const deployment = loadDeployment();
-const appFile = moduleFile(deployment, 'app/function-app.bicep');
-const where = `${appFile.path} var appSettings`;
-const settings = objectEntries(statement(appFile, 'var', 'appSettings').value, where);
-const settingNames = settings.map((s) => s.key);
-const valueOf = (name: string): string | undefined => settings.find((s) => s.key === name)?.value;
+const WHERE = 'infra/app/function-app.bicep appsettings (compiled)';
 
 /**
  * Settings the app code does not read but the platform, the Functions host or an extension does.
@@ -62,91 +46,113 @@ function platformReason(name: string): string | undefined {
 const OVERRIDE_PREFIX = 'AzureFunctionsJobHost__';
 const PROVIDER_PREFIX = `${OVERRIDE_PREFIX}extensions__durableTask__storageProvider__`;
 
-describe('function app settings', () => {
+describe('function app settings', { skip: bicepSkip }, () => {
+    const settings = (): ValueObject => appSettingsOf();
+    const names = (): string[] => Object.keys(settings());
+
     it('set every setting the app reads', () => {
-        const missing = SETTING_NAMES.filter((name) => !settingNames.includes(name));
-        assert.deepEqual(missing, [], `${where} lacks ${missing.join(', ')}, which src/config.ts reads (SETTING_NAMES)`);
+        const missing = SETTING_NAMES.filter((name) => !names().includes(name));
+        assert.deepEqual(missing, [], `${WHERE} lacks ${missing.join(', ')}, which src/config.ts reads (SETTING_NAMES)`);
     });
 
     it('set nothing that is neither read by the app, a known platform setting, nor documented in the README', () => {
         const readme = deploySection();
-        const unexplained = settingNames.filter(
+        const unexplained = names().filter(
             (name) => !(SETTING_NAMES as readonly string[]).includes(name) && platformReason(name) === undefined && !readme.includes(name)
         );
-        assert.deepEqual(unexplained, [], `${where} sets ${unexplained.join(', ')}: add it to SETTING_NAMES, to PLATFORM_SETTINGS in this test with a reason, or document it in the README's Deploy to Azure section`);
+        assert.deepEqual(unexplained, [], `${WHERE} sets ${unexplained.join(', ')}: add it to SETTING_NAMES, to PLATFORM_SETTINGS in this test with a reason, or document it in the README's Deploy to Azure section`);
     });
 
     it('avoid settings that Flex Consumption does not allow', () => {
-        const banned = settingNames.filter((name) => NOT_ON_FLEX.includes(name));
-        assert.deepEqual(banned, [], `${where} sets ${banned.join(', ')}, which Flex Consumption does not allow or the storage account refuses`);
+        const banned = names().filter((name) => NOT_ON_FLEX.some((n) => n.toLowerCase() === name.toLowerCase()));
+        assert.deepEqual(banned, [], `${WHERE} sets ${banned.join(', ')}, which Flex Consumption does not allow or the storage account refuses`);
+    });
+
+    it('are names Azure treats as distinct (app setting names are case-insensitive)', () => {
+        const lower = names().map((n) => n.toLowerCase());
+        const duplicates = names().filter((_n, i) => lower.indexOf(lower[i] ?? '') !== i);
+        assert.deepEqual(duplicates, [], `${WHERE} sets ${duplicates.join(', ')} twice, differing only in case`);
     });
 
     it('switch the durable backend to the scheduler by overriding host.json', () => {
-        assert.equal(stringLiteral(valueOf(`${PROVIDER_PREFIX}type`)), 'azureManaged', `${where}: ${PROVIDER_PREFIX}type must be 'azureManaged'`);
-        const named = resolve(deployment, appFile, valueOf(`${PROVIDER_PREFIX}connectionStringName`) ?? '');
-        assert.equal(typeof named, 'string', `${where}: ${PROVIDER_PREFIX}connectionStringName must be a plain string`);
-        assert.ok(settingNames.includes(String(named)), `${where}: connectionStringName names ${String(named)}, which the Bicep does not set`);
+        assert.equal(settings()[`${PROVIDER_PREFIX}type`], 'azureManaged', `${WHERE}: ${PROVIDER_PREFIX}type must be 'azureManaged'`);
+        const named = settings()[`${PROVIDER_PREFIX}connectionStringName`];
+        assert.equal(typeof named, 'string', `${WHERE}: ${PROVIDER_PREFIX}connectionStringName must be a plain string`);
+        assert.ok(names().includes(String(named)), `${WHERE}: connectionStringName names ${String(named)}, which the template does not set`);
     });
 
     it('override only host.json sections that exist', () => {
         const hostJson = readJson('host.json');
-        for (const name of settingNames.filter((n) => n.startsWith(OVERRIDE_PREFIX))) {
+        for (const name of names().filter((n) => n.startsWith(OVERRIDE_PREFIX))) {
             const path = name.slice(OVERRIDE_PREFIX.length).split('__');
             const parent = getPathInsensitive(hostJson, path.slice(0, -1));
-            assert.ok(parent !== undefined, `${where}: ${name} overrides ${path.join('.')}, but host.json has no ${path.slice(0, -1).join('.')}: a typo?`);
+            assert.ok(parent !== undefined, `${WHERE}: ${name} overrides ${path.join('.')}, but host.json has no ${path.slice(0, -1).join('.')}: a typo?`);
         }
     });
 
-    it('connect to the scheduler and to storage with the same user-assigned identity', () => {
-        const clientId = valueOf('AzureWebJobsStorage__clientId');
-        assert.equal(valueOf('AzureWebJobsStorage__credential'), "'managedidentity'", `${where}: AzureWebJobsStorage__credential must be 'managedidentity'`);
+    it('connect to storage, telemetry and the scheduler with the one user-assigned identity', () => {
+        const root = deployment();
+        const identity = only(deployed(root, 'Microsoft.ManagedIdentity/userAssignedIdentities'), 'user-assigned identity');
+        const account = only(deployed(root, 'Microsoft.Storage/storageAccounts'), 'storage account');
+        const scheduler = only(deployed(root, 'Microsoft.DurableTask/schedulers'), 'scheduler');
+        const clientId = new Runtime(`${referenceOf(identity).text}.clientId`);
+        const endpoint = new Runtime(`${referenceOf(scheduler).text}.endpoint`);
+        const s = settings();
+
+        assert.equal(s['AzureWebJobsStorage__credential'], 'managedidentity', `${WHERE}: AzureWebJobsStorage__credential must be 'managedidentity'`);
+        assert.deepEqual(s['AzureWebJobsStorage__clientId'], clientId, `${WHERE}: AzureWebJobsStorage__clientId must be the client id of ${String(identity.name)}`);
         for (const service of ['blob', 'queue', 'table']) {
-            assert.ok(valueOf(`AzureWebJobsStorage__${service}ServiceUri`), `${where} lacks AzureWebJobsStorage__${service}ServiceUri (the host uses ${service} storage)`);
+            assert.deepEqual(
+                s[`AzureWebJobsStorage__${service}ServiceUri`],
+                new Runtime(`${referenceOf(account).text}.primaryEndpoints.${service}`),
+                `${WHERE}: AzureWebJobsStorage__${service}ServiceUri must be the ${service} endpoint of ${String(account.name)} (the host uses ${service} storage)`
+            );
         }
-        assert.ok(clientId && /^\w+$/.test(clientId), `${where}: AzureWebJobsStorage__clientId should be the identity's client id parameter`);
         assert.equal(
-            valueOf('DURABLE_TASK_SCHEDULER_CONNECTION_STRING'),
-            `'Endpoint=\${schedulerEndpoint};Authentication=ManagedIdentity;ClientID=\${${clientId}}'`,
-            `${where}: DURABLE_TASK_SCHEDULER_CONNECTION_STRING must be Endpoint=<scheduler endpoint>;Authentication=ManagedIdentity;ClientID=<the same client id>`
+            s['DURABLE_TASK_SCHEDULER_CONNECTION_STRING'],
+            `Endpoint=${String(endpoint)};Authentication=ManagedIdentity;ClientID=${String(clientId)}`,
+            `${WHERE}: DURABLE_TASK_SCHEDULER_CONNECTION_STRING must be Endpoint=<the scheduler's endpoint>;Authentication=ManagedIdentity;ClientID=<the identity's client id>`
         );
         assert.equal(
-            valueOf('APPLICATIONINSIGHTS_AUTHENTICATION_STRING'),
-            `'ClientId=\${${clientId}};Authorization=AAD'`,
-            `${where}: APPLICATIONINSIGHTS_AUTHENTICATION_STRING must be ClientId=<the same client id>;Authorization=AAD`
+            s['APPLICATIONINSIGHTS_AUTHENTICATION_STRING'],
+            `ClientId=${String(clientId)};Authorization=AAD`,
+            `${WHERE}: APPLICATIONINSIGHTS_AUTHENTICATION_STRING must be ClientId=<the identity's client id>;Authorization=AAD`
         );
     });
 
     it('give values the app accepts, within host.json functionTimeout', () => {
         const env: NodeJS.ProcessEnv = {};
         for (const name of SETTING_NAMES) {
-            const value = resolve(deployment, appFile, valueOf(name) ?? '');
-            assert.notEqual(value, undefined, `${where}: cannot tell the deployed value of ${name}; keep it a literal or a parameter with a default`);
+            const value = settings()[name];
+            assert.equal(typeof value, 'string', `${WHERE}: ${name} is ${value instanceof Runtime ? `only known in Azure (${value.text})` : JSON.stringify(value)}; app settings the app reads must be strings known at deployment`);
             env[name] = String(value);
         }
         try {
             parseConfig(env, readFunctionTimeoutSeconds(repoRoot(), {}));
         } catch (error) {
-            assert.fail(`${where} would stop the app at start: ${(error as Error).message}`);
+            assert.fail(`${WHERE} would stop the app at start: ${(error as Error).message}`);
         }
     });
 
-    it('default DEFAULT_DIFFICULTY to the app\'s own default', () => {
+    it('default DEFAULT_DIFFICULTY to the app\'s own default, and pass on the azd value', () => {
         const appDefault = parseConfig({ TASKHUB_NAME: 'probe' }).defaultDifficulty;
-        const bicepDefault = resolve(deployment, deployment.main, statement(deployment.main, 'param', 'defaultDifficulty').value);
-        assert.equal(bicepDefault, appDefault, `infra/main.bicep param defaultDifficulty defaults to ${String(bicepDefault)}, src/config.ts to ${appDefault}: make them agree`);
+        const declared = template().parameters?.['defaultDifficulty'];
+        assert.equal(declared?.['defaultValue'], appDefault, `infra/main.bicep param defaultDifficulty defaults to ${String(declared?.['defaultValue'])}, src/config.ts to ${appDefault}: make them agree`);
+        assert.equal(settings()['DEFAULT_DIFFICULTY'], String(appDefault), `${WHERE}: DEFAULT_DIFFICULTY should default to ${appDefault}`);
+        assert.equal(appSettingsOf({ defaultDifficulty: 22 })['DEFAULT_DIFFICULTY'], '22', `${WHERE}: DEFAULT_DIFFICULTY does not follow the defaultDifficulty parameter`);
     });
 
-    it('are declared once and stay out of siteConfig, where a second list would replace them', () => {
-        const duplicates = settingNames.filter((name, i) => settingNames.indexOf(name) !== i);
-        assert.deepEqual(duplicates, [], `${where} sets ${duplicates.join(', ')} twice`);
-        const site = appFile.statements.find((s) => s.keyword === 'resource' && s.type.startsWith('Microsoft.Web/sites@'));
-        assert.ok(site, `${appFile.path} has no Microsoft.Web/sites resource`);
-        const siteConfig = entry(entry(site.value, 'properties', appFile.path) ?? '{}', 'siteConfig', appFile.path);
-        assert.ok(siteConfig === undefined || !/appSettings/i.test(siteConfig), `${appFile.path}: set app settings only in var appSettings (the config/appsettings resource)`);
-        assert.ok(/\bproperties:\s*appSettings\b/.test(appFile.code), `${appFile.path}: the appsettings config resource must use var appSettings`);
+    it('are set once, by the appsettings resource, and not in siteConfig, where a second list would replace them', () => {
+        for (const site of deployed(deployment(), 'Microsoft.Web/sites')) {
+            const siteConfig = at(site.body['properties'], ['siteConfig']);
+            assert.equal(at(siteConfig, ['appSettings']), undefined, `${String(site.name)}: set app settings only in the config/appsettings resource, not in siteConfig.appSettings`);
+        }
     });
 
-    it('keep the README free of key-based storage instructions', () => {
+});
+
+describe('README', () => {
+    it('is free of key-based storage instructions', () => {
         // Shared keys are off; a README telling people to paste a storage connection string would fail for them.
         assert.doesNotMatch(readRepoFile('README.md'), /AccountKey=/, 'README.md mentions AccountKey=, but the storage account refuses keys');
     });

@@ -1,36 +1,31 @@
 /**
  * azure.yaml, the prepackage hook and .funcignore agree, so `azd up` deploys the compiled app with
- * production dependencies only, to the function app the Bicep tags for it.
+ * production dependencies only, to the function app the template tags for it, with a host.json that
+ * names the backend the app settings select; and the package the hook stages is inspected.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import {
-    deploySection,
-    entry,
-    getPathInsensitive,
-    loadDeployment,
-    moduleFile,
-    parseSimpleYaml,
-    readJson,
-    readRepoFile,
-    repoRoot,
-    resolve,
-    statement,
-    type YamlMap,
-} from './bicep';
+import { at, deployed } from './arm';
+import { deploySection, getPathInsensitive, isRecord, parseSimpleYaml, readJson, readRepoFile, repoRoot, type YamlMap } from './files';
+import { appSettingsOf, bicepSkip, deployment, only } from './template';
 
 /** What the hook module (infra/hooks/stage-package.mjs) exports; it is plain JS, so this is its shape. */
 interface StageModule {
     DEPLOY_DIR: string;
     PROVIDER_SWITCH: string;
+    PACKAGE_FUNCIGNORE: string;
     SCHEDULER_PROVIDER: { type: string; connectionStringName: string };
     hostJsonForDeploy(hostJson: unknown, provider: string | undefined): unknown;
+    stage(repoRoot: string, env: NodeJS.ProcessEnv, options?: { outDir?: string; build?: boolean }): void;
 }
 
 const HOOK = 'infra/hooks/stage-package.mjs';
+/** The azd release that keeps node_modules in a ts/js package without a .funcignore (see azure.yaml). */
+const AZD_MINIMUM = '1.23.12';
 
 async function loadHook(): Promise<StageModule> {
     // A computed specifier keeps tsc from resolving the .mjs; Node loads it as an ES module.
@@ -51,24 +46,29 @@ function service(): [string, YamlMap] {
     return [name, config];
 }
 
+function versionAtLeast(version: string, minimum: string): boolean {
+    const a = version.split('.').map(Number);
+    const b = minimum.split('.').map(Number);
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+        if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+    }
+    return true;
+}
+
 describe('azure.yaml', () => {
-    it('deploys service `api`, tagged on the function app with the same name', () => {
-        const [name, config] = service();
-        assert.equal(config['host'], 'function', `azure.yaml service ${name}: host must be function`);
-        assert.equal(config['language'], 'ts', `azure.yaml service ${name}: language must be ts`);
-        const deployment = loadDeployment();
-        const appFile = moduleFile(deployment, 'app/function-app.bicep');
-        const site = appFile.statements.find((s) => s.keyword === 'resource' && s.type.startsWith('Microsoft.Web/sites@'));
-        assert.ok(site, `${appFile.path} has no Microsoft.Web/sites resource`);
-        const tags = entry(site.value, 'tags', appFile.path) ?? '';
-        const tagExpr = /'azd-service-name':\s*(\w+|'[^']*')/.exec(tags)?.[1];
-        assert.ok(tagExpr, `${appFile.path}: the function app has no 'azd-service-name' tag`);
-        assert.equal(resolve(deployment, appFile, tagExpr), name, `${appFile.path}: the azd-service-name tag must equal the azure.yaml service name "${name}"`);
+    it(`requires azd ${AZD_MINIMUM} or later, which keeps node_modules in the package`, () => {
+        const required = getPathInsensitive(azureYaml, ['requiredVersions', 'azd']);
+        assert.equal(typeof required, 'string', 'azure.yaml needs requiredVersions.azd');
+        const lower = /^>=\s*(\d+\.\d+\.\d+)$/.exec(String(required))?.[1];
+        assert.ok(lower, `azure.yaml requiredVersions.azd is "${String(required)}"; expected a lower bound such as ">= ${AZD_MINIMUM}"`);
+        assert.ok(versionAtLeast(lower, AZD_MINIMUM), `azure.yaml allows azd ${lower}, but azd before ${AZD_MINIMUM} can deploy without node_modules`);
     });
 
     it('builds locally and deploys the folder the prepackage hook stages', async () => {
         const [name, config] = service();
         const hook = await loadHook();
+        assert.equal(config['host'], 'function', `azure.yaml service ${name}: host must be function`);
+        assert.equal(config['language'], 'ts', `azure.yaml service ${name}: language must be ts`);
         assert.equal(config['remoteBuild'], 'false', `azure.yaml service ${name}: remoteBuild must be false (the package is built and checked locally)`);
         assert.equal(config['dist'], hook.DEPLOY_DIR, `azure.yaml service ${name}: dist must be ${hook.DEPLOY_DIR}, where ${HOOK} stages the package`);
         const hooks = config['hooks'];
@@ -79,6 +79,12 @@ describe('azure.yaml', () => {
             assert.equal(run, `node ${HOOK}`, `azure.yaml prepackage.${platform}.run must be "node ${HOOK}"`);
         }
         assert.ok(existsSync(join(repoRoot(), HOOK)), `${HOOK} is missing`);
+    });
+
+    it('deploys service `api` to the function app tagged with that name', { skip: bicepSkip }, () => {
+        const [name] = service();
+        const site = only(deployed(deployment(), 'Microsoft.Web/sites'), 'function app');
+        assert.equal(at(site.body, ['tags', 'azd-service-name']), name, `the function app's azd-service-name tag must equal the azure.yaml service name "${name}"`);
     });
 });
 
@@ -94,49 +100,95 @@ describe('.funcignore', () => {
 
     it('leaves the staged azd package out of other deploy paths', async () => {
         const { DEPLOY_DIR } = await loadHook();
-        assert.ok(lines.includes(`${DEPLOY_DIR}/`), `.funcignore should list ${DEPLOY_DIR}/ so func/VS Code deploys do not ship a second copy`);
+        assert.ok(lines.includes(`${DEPLOY_DIR}/`), `.funcignore should list ${DEPLOY_DIR}/ so func deploys from the repo root do not ship a second copy`);
     });
 });
 
 describe('deployed host.json', () => {
-    it('names the scheduler by default, and is the checked-in host.json with azureStorage', async () => {
+    it('names the scheduler, whatever the checked-in host.json says', async () => {
         const hook = await loadHook();
         const hostJson = readJson('host.json');
-        for (const unset of [undefined, '']) {
-            const deployed = hook.hostJsonForDeploy(hostJson, unset);
+        for (const unset of [undefined, '', hook.SCHEDULER_PROVIDER.type]) {
+            const deployedHost = hook.hostJsonForDeploy(hostJson, unset);
             assert.deepEqual(
-                getPathInsensitive(deployed, ['extensions', 'durableTask', 'storageProvider']),
+                getPathInsensitive(deployedHost, ['extensions', 'durableTask', 'storageProvider']),
                 { ...hook.SCHEDULER_PROVIDER },
                 `${HOOK} must deploy the scheduler provider when ${hook.PROVIDER_SWITCH} is ${JSON.stringify(unset)}`
             );
+            assert.equal(getPathInsensitive(deployedHost, ['extensions', 'durableTask', 'hubName']), '%TASKHUB_NAME%', `${HOOK} must keep hubName when it switches the provider`);
         }
-        assert.deepEqual(hook.hostJsonForDeploy(hostJson, 'azureStorage'), hostJson, `${HOOK} changed host.json although ${hook.PROVIDER_SWITCH} is azureStorage`);
     });
 
-    it('names the scheduler exactly as the override app settings do', async () => {
+    it('cannot disagree with the app settings: any other provider is refused', async () => {
         const hook = await loadHook();
-        const deployment = loadDeployment();
-        const appFile = moduleFile(deployment, 'app/function-app.bicep');
-        const settings = statement(appFile, 'var', 'appSettings').value;
-        const override = (key: string): unknown => {
-            const expr = new RegExp(`^\\s*AzureFunctionsJobHost__extensions__durableTask__storageProvider__${key}:\\s*(.+)$`, 'm').exec(settings)?.[1];
-            return expr === undefined ? undefined : resolve(deployment, appFile, expr);
-        };
-        assert.equal(hook.SCHEDULER_PROVIDER.type, override('type'), `${HOOK} and ${appFile.path} disagree on the provider type`);
-        assert.equal(hook.SCHEDULER_PROVIDER.connectionStringName, override('connectionStringName'), `${HOOK} and ${appFile.path} disagree on connectionStringName`);
-
-        const deployed = hook.hostJsonForDeploy(readJson('host.json'), hook.SCHEDULER_PROVIDER.type);
-        assert.deepEqual(getPathInsensitive(deployed, ['extensions', 'durableTask', 'storageProvider']), { ...hook.SCHEDULER_PROVIDER }, `${HOOK} must write exactly the scheduler provider into the deployed host.json`);
-        assert.equal(getPathInsensitive(deployed, ['extensions', 'durableTask', 'hubName']), '%TASKHUB_NAME%', `${HOOK} must keep hubName when it switches the provider`);
+        for (const other of ['azureStorage', 'AzureStorage', 'dts', 'mssql']) {
+            assert.throws(() => hook.hostJsonForDeploy(readJson('host.json'), other), new RegExp(hook.PROVIDER_SWITCH), `${HOOK} accepted ${hook.PROVIDER_SWITCH}=${other}`);
+        }
     });
 
-    it('rejects an unknown switch value instead of deploying the wrong backend', async () => {
+    it('names the scheduler exactly as the override app settings do', { skip: bicepSkip }, async () => {
         const hook = await loadHook();
-        assert.throws(() => hook.hostJsonForDeploy(readJson('host.json'), 'dts'), new RegExp(hook.PROVIDER_SWITCH));
+        const settings = appSettingsOf();
+        const prefix = 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__';
+        assert.equal(settings[`${prefix}type`], hook.SCHEDULER_PROVIDER.type, `${HOOK} and infra/app/function-app.bicep disagree on the provider type`);
+        assert.equal(settings[`${prefix}connectionStringName`], hook.SCHEDULER_PROVIDER.connectionStringName, `${HOOK} and infra/app/function-app.bicep disagree on connectionStringName`);
     });
 
-    it('has its switch documented in the README', async () => {
+    it('has its switch explained in the README', async () => {
         const { PROVIDER_SWITCH } = await loadHook();
         assert.ok(deploySection().includes(PROVIDER_SWITCH), `README "Deploy to Azure" should explain ${PROVIDER_SWITCH}`);
+    });
+});
+
+describe('the staged package', () => {
+    let out = '';
+    let hook: StageModule;
+
+    before(async () => {
+        hook = await loadHook();
+        out = mkdtempSync(join(tmpdir(), 'staged-package-'));
+        // npm test has just compiled dist/src; staging again here would rewrite dist while other tests run.
+        hook.stage(repoRoot(), {}, { outDir: out, build: false });
+    });
+
+    after(() => {
+        if (out) rmSync(out, { recursive: true, force: true });
+    });
+
+    const pkg = (): Record<string, unknown> => JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
+    const names = (key: string): string[] => Object.keys(isRecord(pkg()[key]) ? (pkg()[key] as object) : {});
+
+    it('holds node_modules with every production dependency, and no dev tool', () => {
+        for (const name of names('dependencies')) {
+            assert.ok(existsSync(join(out, 'node_modules', name, 'package.json')), `the staged package lacks the dependency ${name}`);
+        }
+        for (const name of names('devDependencies')) {
+            assert.ok(!existsSync(join(out, 'node_modules', name)), `the staged package holds the dev dependency ${name}`);
+        }
+        assert.ok(!existsSync(join(out, 'node_modules', '.bin', 'tsc')), 'the staged package holds tsc');
+    });
+
+    it('carries a .funcignore that excludes nothing, so every azd version keeps node_modules', () => {
+        const file = join(out, '.funcignore');
+        assert.ok(existsSync(file), 'the staged package has no .funcignore: azd before 1.23.12 would leave node_modules out');
+        const patterns = readFileSync(file, 'utf8')
+            .split(/\r?\n/)
+            .map((l) => l.trim())
+            .filter((l) => l !== '' && !l.startsWith('#'));
+        assert.deepEqual(patterns, [], 'the staged .funcignore should exclude nothing: the folder holds only what is deployed');
+    });
+
+    it('names the scheduler in its host.json', () => {
+        const hostJson = JSON.parse(readFileSync(join(out, 'host.json'), 'utf8')) as unknown;
+        assert.deepEqual(getPathInsensitive(hostJson, ['extensions', 'durableTask', 'storageProvider']), { ...hook.SCHEDULER_PROVIDER });
+    });
+
+    it('holds the compiled functions package.json points at, and no sources, tests or local settings', () => {
+        const top = readdirSync(out).sort();
+        assert.deepEqual(top, ['.funcignore', 'dist', 'host.json', 'node_modules', 'package-lock.json', 'package.json'], `unexpected top-level entries in the staged package: ${top.join(', ')}`);
+        assert.deepEqual(readdirSync(join(out, 'dist')), ['src'], 'the staged dist/ should hold the app (dist/src) only');
+        const functions = readdirSync(join(out, 'dist', 'src', 'functions'));
+        assert.ok(functions.some((f) => f.endsWith('.js')), 'the staged package has no compiled functions');
+        assert.ok(!functions.some((f) => f.endsWith('.map')), 'the staged package holds source maps');
     });
 });

@@ -1,16 +1,18 @@
 /**
  * Role assignments: every role definition id in the Bicep is the built-in role named beside it, and the
- * identity and the deploying user get the roles issue 4 asks for, on the right resources.
+ * compiled template grants the identity and the deploying user the roles they need, on the right resources.
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { entry, loadDeployment, moduleFile, readRepoFile, repoRoot, resourcesOfType, type Statement } from './bicep';
+import { at, deployed, resourceIdOf, Runtime, type Deployment, type Resource, type Value } from './arm';
+import { readRepoFile, repoRoot } from './files';
+import { bicepSkip, deployment, only } from './template';
 
 /**
- * Built-in Azure roles by exact name (from Microsoft's built-in roles reference,
- * ../shared/reference/azure-deploy-and-peers.md §2.2). Add a row before using a new role.
+ * Built-in Azure roles by exact name (from Microsoft's built-in roles reference). Add a row before using
+ * a new role.
  */
 const BUILT_IN_ROLES: ReadonlyMap<string, string> = new Map([
     ['Storage Blob Data Owner', 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'],
@@ -33,7 +35,9 @@ function bicepFiles(dir = 'infra'): string[] {
     );
 }
 
-describe('role definition ids', () => {
+// Comments do not survive compilation, so this one reads the sources: a wrong id beside the right name
+// would compile, deploy, and grant the wrong role.
+describe('role definition ids in the Bicep sources', () => {
     it('each match the built-in role named in the comment beside them', () => {
         const problems: string[] = [];
         let seen = 0;
@@ -43,12 +47,12 @@ describe('role definition ids', () => {
                 .forEach((line, index) => {
                     for (const guid of line.match(GUID) ?? []) {
                         seen++;
-                        const at = `${file}:${index + 1}`;
+                        const where = `${file}:${index + 1}`;
                         const named = /\/\/\s*(.+?)\s*$/.exec(line)?.[1];
                         const expected = named === undefined ? undefined : BUILT_IN_ROLES.get(named);
-                        if (named === undefined) problems.push(`${at}: ${guid} has no "// <role name>" comment beside it`);
-                        else if (expected === undefined) problems.push(`${at}: "${named}" is not a built-in role this test knows (add it to BUILT_IN_ROLES)`);
-                        else if (expected !== guid.toLowerCase()) problems.push(`${at}: ${guid} is named "${named}", whose id is ${expected}`);
+                        if (named === undefined) problems.push(`${where}: ${guid} has no "// <role name>" comment beside it`);
+                        else if (expected === undefined) problems.push(`${where}: "${named}" is not a built-in role this test knows (add it to BUILT_IN_ROLES)`);
+                        else if (expected !== guid.toLowerCase()) problems.push(`${where}: ${guid} is named "${named}", whose id is ${expected}`);
                     }
                 });
         }
@@ -57,66 +61,73 @@ describe('role definition ids', () => {
     });
 });
 
-describe('role assignments', () => {
-    const deployment = loadDeployment();
-    const rolesFile = moduleFile(deployment, 'app/role-assignments.bicep');
-    const assignments = resourcesOfType(rolesFile, 'Microsoft.Authorization/roleAssignments');
+const ROLE_DEFINITION = /^subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', '([0-9a-f-]{36})'\)$/i;
 
-    /** The role ids map (`var roleIds = { key: 'guid' // Name }`) read as key -> role name. */
-    const roleNames = new Map<string, string>();
-    for (const match of rolesFile.code.matchAll(/^\s*(\w+):\s*'([0-9a-f-]{36})'/gim)) {
-        const name = [...BUILT_IN_ROLES].find(([, id]) => id === match[2]?.toLowerCase())?.[0];
-        if (match[1] && name) roleNames.set(match[1], name);
-    }
+interface Grant {
+    role: string;
+    principal: Value | undefined;
+    scope: Value | undefined;
+    condition: Value;
+    assignment: Resource;
+}
 
-    /** Which role names an assignment grants: a `roleIds.x` inside it, or the storage list it loops over. */
-    function granted(assignment: Statement): string[] {
-        const ids = [...assignment.value.matchAll(/roleIds\.(\w+)/g)].map((m) => m[1] ?? '');
-        const loop = /^\[\s*for\s+\w+\s+in\s+(\w+)\s*:/.exec(assignment.value);
-        if (loop) {
-            const list = rolesFile.statements.find((s) => s.keyword === 'var' && s.name === loop[1]);
-            ids.push(...[...(list?.value ?? '').matchAll(/roleIds\.(\w+)/g)].map((m) => m[1] ?? ''));
-        }
-        return ids.map((id) => roleNames.get(id) ?? `unknown roleIds.${id}`);
-    }
+function grants(root: Deployment): Grant[] {
+    return deployed(root, 'Microsoft.Authorization/roleAssignments').map((assignment) => {
+        const definition = at(assignment.body['properties'], ['roleDefinitionId']);
+        const id = definition instanceof Runtime ? ROLE_DEFINITION.exec(definition.text)?.[1]?.toLowerCase() : undefined;
+        const role = [...BUILT_IN_ROLES].find(([, roleId]) => roleId === id)?.[0] ?? `unknown role ${definition instanceof Runtime ? definition.text : JSON.stringify(definition)}`;
+        return { role, principal: at(assignment.body['properties'], ['principalId']), scope: assignment.body['scope'], condition: assignment.condition, assignment };
+    });
+}
 
-    function propertiesOf(assignment: Statement): string {
-        const body = assignment.value.replace(/^\[\s*for\s[^:]+:\s*/, '').replace(/\]\s*$/, '');
-        return entry(body, 'properties', `${rolesFile.path} ${assignment.name}`) ?? '';
-    }
+function describeValue(value: Value | undefined): string {
+    return value instanceof Runtime ? value.text : JSON.stringify(value);
+}
 
-    function assertGrant(role: string, principal: string, scope: string): void {
-        const match = assignments.find(
-            (a) =>
-                granted(a).includes(role) &&
-                entry(propertiesOf(a), 'principalId', rolesFile.path) === principal &&
-                new RegExp(`\\bscope:\\s*${scope}\\b`).test(a.value)
+describe('role assignments (compiled)', { skip: bicepSkip }, () => {
+    const root = (): Deployment => deployment();
+    const identity = (): Resource => only(deployed(root(), 'Microsoft.ManagedIdentity/userAssignedIdentities'), 'user-assigned identity');
+    const identityPrincipal = (): Runtime => new Runtime(`reference(${identity().type}/${String(identity().name)}).principalId`);
+    const scopeOf = (type: string): Runtime => resourceIdOf(only(deployed(root(), type), type));
+
+    function assertGrant(role: string, principal: Value, scope: Runtime, who: string): void {
+        const all = grants(root());
+        const match = all.find((g) => g.role === role && JSON.stringify(g.principal) === JSON.stringify(principal) && g.scope instanceof Runtime && g.scope.text === scope.text);
+        assert.ok(
+            match,
+            `the template does not grant "${role}" to ${who} on ${scope.text}; it grants:\n${all.map((g) => `  ${g.role} to ${describeValue(g.principal)} on ${describeValue(g.scope)}`).join('\n')}`
         );
-        assert.ok(match, `${rolesFile.path} does not grant "${role}" to ${principal} on ${scope}`);
     }
 
     it('give the app identity data access to storage, telemetry and the scheduler', () => {
-        assertGrant('Storage Blob Data Owner', 'identityPrincipalId', 'storage');
-        assertGrant('Storage Queue Data Contributor', 'identityPrincipalId', 'storage');
-        assertGrant('Storage Table Data Contributor', 'identityPrincipalId', 'storage');
-        assertGrant('Monitoring Metrics Publisher', 'identityPrincipalId', 'appInsights');
-        assertGrant('Durable Task Data Contributor', 'identityPrincipalId', 'scheduler');
+        const who = `the app identity (${String(identity().name)})`;
+        assertGrant('Storage Blob Data Owner', identityPrincipal(), scopeOf('Microsoft.Storage/storageAccounts'), who);
+        assertGrant('Storage Queue Data Contributor', identityPrincipal(), scopeOf('Microsoft.Storage/storageAccounts'), who);
+        assertGrant('Storage Table Data Contributor', identityPrincipal(), scopeOf('Microsoft.Storage/storageAccounts'), who);
+        assertGrant('Monitoring Metrics Publisher', identityPrincipal(), scopeOf('Microsoft.Insights/components'), who);
+        assertGrant('Durable Task Data Contributor', identityPrincipal(), scopeOf('Microsoft.DurableTask/schedulers'), who);
     });
 
     it('give the deploying user the scheduler role, so the DTS dashboard works for them', () => {
-        assertGrant('Durable Task Data Contributor', 'userPrincipalId', 'scheduler');
+        // principalId defaults to deployer().objectId: whoever runs azd.
+        assertGrant('Durable Task Data Contributor', new Runtime('deployer().objectId'), scopeOf('Microsoft.DurableTask/schedulers'), 'the deploying user');
+        const forUser = (principalId: string): Grant[] =>
+            grants(deployment({ principalId })).filter((g) => g.principal === principalId && g.condition === true);
+        assert.equal(forUser('00000000-0000-0000-0000-0000000000aa').length, 1, 'an explicit principalId should get exactly one role assignment');
+        const skipped = grants(deployment({ principalId: '' })).filter((g) => g.principal === '' && g.condition !== false);
+        assert.deepEqual(skipped, [], 'an empty principalId must skip the user role assignment (its condition should be false)');
     });
 
-    it('refer to role definitions at subscription scope, where built-in roles live', () => {
-        for (const assignment of assignments) {
-            const roleDefinitionId = entry(propertiesOf(assignment), 'roleDefinitionId', rolesFile.path) ?? '';
-            assert.match(
-                roleDefinitionId,
-                /^subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions',\s*roleIds\.\w+\)$|^subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions',\s*roleId\)$/,
-                `${rolesFile.path} ${assignment.name}: roleDefinitionId should be subscriptionResourceId('Microsoft.Authorization/roleDefinitions', <id from roleIds>)`
-            );
-            const principalType = entry(propertiesOf(assignment), 'principalType', rolesFile.path);
-            assert.ok(principalType, `${rolesFile.path} ${assignment.name}: set principalType, or new identities can fail replication checks`);
+    it('refer to built-in role definitions at subscription scope, with a principal type', () => {
+        for (const grant of grants(root())) {
+            assert.ok(!grant.role.startsWith('unknown'), `${String(grant.assignment.name)}: ${grant.role}; roleDefinitionId should be subscriptionResourceId('Microsoft.Authorization/roleDefinitions', <a built-in role id>)`);
+            const principalType = at(grant.assignment.body['properties'], ['principalType']);
+            assert.ok(principalType, `${String(grant.assignment.name)}: set principalType, or new identities can fail replication checks`);
         }
+    });
+
+    it('grant nothing twice (the assignment names are unique)', () => {
+        const names = grants(root()).map((g) => describeValue(g.assignment.name));
+        assert.equal(new Set(names).size, names.length, `role assignment names repeat:\n${names.join('\n')}`);
     });
 });

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
-import { getPathInsensitive, isRecord, readJson, repoRoot } from './bicep';
+import { getPathInsensitive, isRecord, readJson, readRepoFile, repoRoot } from './files';
 
 const LOCAL_URL = 'http://localhost:7071/api/mcp';
 const REMOTE_URL = 'https://${input:functionapp-host}/api/mcp';
@@ -119,13 +120,36 @@ describe('F5 (launch, tasks, settings)', () => {
         const expected: Record<string, string> = {
             'azureFunctions.projectLanguage': 'TypeScript',
             'azureFunctions.projectRuntime': '~4',
-            'azureFunctions.deploySubpath': '.',
         };
         for (const [key, value] of Object.entries(expected)) {
             assert.equal(settings[key], value, `.vscode/settings.json ${key} must be "${value}"`);
         }
-        for (const key of ['azureFunctions.preDeployTask', 'azureFunctions.postDeployTask']) {
-            assert.ok(labels().includes(settings[key]), `.vscode/settings.json ${key} names "${String(settings[key])}", which is not a task`);
+    });
+
+    it('deploys from VS Code the package azd deploys, staged right before', async () => {
+        const settings = readJson('.vscode/settings.json');
+        assert.ok(isRecord(settings), '.vscode/settings.json must be an object');
+        const url = pathToFileURL(join(repoRoot(), 'infra/hooks/stage-package.mjs')).href;
+        const { DEPLOY_DIR } = (await import(url)) as { DEPLOY_DIR: string };
+        assert.equal(settings['azureFunctions.deploySubpath'], DEPLOY_DIR, `.vscode/settings.json azureFunctions.deploySubpath must be ${DEPLOY_DIR}: "." would ship the checked-in host.json, which names Azure Storage, and the dev tools`);
+        const pre = byLabel(settings['azureFunctions.preDeployTask']);
+        assert.ok(pre, `.vscode/settings.json azureFunctions.preDeployTask names "${String(settings['azureFunctions.preDeployTask'])}", which is not a task`);
+        assert.equal(pre['command'], 'node infra/hooks/stage-package.mjs', 'the pre-deploy task must stage the package (node infra/hooks/stage-package.mjs)');
+        const post = settings['azureFunctions.postDeployTask'];
+        assert.ok(post === undefined || labels().includes(post), `.vscode/settings.json azureFunctions.postDeployTask names "${String(post)}", which is not a task`);
+        for (const task of tasks()) {
+            assert.doesNotMatch(String(task['command']), /npm prune/, `task "${String(task['label'])}" prunes the dev tools from the working tree; stage the package instead`);
         }
+    });
+
+    it('lets the Azurite extension serve the current Durable extension, with its data in .azurite', () => {
+        const settings = readJson('.vscode/settings.json');
+        assert.ok(isRecord(settings), '.vscode/settings.json must be an object');
+        assert.equal(settings['azurite.skipApiVersionCheck'], true, '.vscode/settings.json must set azurite.skipApiVersionCheck: true, or Azurite refuses the storage API version the Durable extension uses');
+        assert.equal(settings['azurite.location'], '.azurite', '.vscode/settings.json azurite.location must be .azurite (git-ignored, left out of deployments)');
+        assert.ok(readRepoFile('.gitignore').split(/\r?\n/).includes('.azurite/'), '.gitignore should list .azurite/');
+        assert.ok(readRepoFile('.funcignore').split(/\r?\n/).includes('.azurite/'), '.funcignore should list .azurite/');
+        const cli = byLabel('azurite: start');
+        assert.match(String(cli?.['command']), /--skipApiVersionCheck\b.*--location \.azurite\b/, 'the "azurite: start" task must pass --skipApiVersionCheck and --location .azurite');
     });
 });
