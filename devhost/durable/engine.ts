@@ -517,7 +517,8 @@ export class Engine {
                 ? event(EventType.TaskCompleted, now, { TaskScheduledId: id, Result: toJsonText(fromTypedData(outcome.response.returnValue)) })
                 : event(EventType.TaskFailed, now, {
                       TaskScheduledId: id,
-                      Reason: `Activity function '${name}' failed: ${outcome.error.message ?? ''}`,
+                      // The extension takes the message from the host's "Exception: <message>" line, space and all.
+                      Reason: `Activity function '${name}' failed:  ${outcome.error.message ?? ''}`,
                       Details: JSON.stringify({ Message: outcome.error.message ?? '', StackTrace: outcome.error.stackTrace ?? null }),
                   });
         } finally {

@@ -145,7 +145,7 @@ for (const { durable, storage } of BACKENDS) {
 
         test('activity retries: when every attempt fails, the orchestrator sees the last failure', async () => {
             const status = await fx.run('RetryActivity', { failures: 5, attempts: 2 });
-            assert.deepEqual(status.output, { gaveUp: "Activity function 'FailTimes' failed: attempt 2 failed " });
+            assert.deepEqual(status.output, { gaveUp: "Activity function 'FailTimes' failed:  attempt 2 failed " });
         });
 
         test('retried calls in parallel', async () => {
@@ -171,26 +171,39 @@ for (const { durable, storage } of BACKENDS) {
         test('a failing activity can be caught; an uncaught one fails the orchestration with its message', async () => {
             const status = await fx.run('Failing');
             assert.equal(status.runtimeStatus, 'Failed');
-            assert.deepEqual(status.customStatus, { caught: "Activity function 'Boom' failed: caught me " });
-            assert.match(String(status.output), /^Orchestrator function 'Failing' failed: Activity function 'Boom' failed: uncaught/);
+            assert.deepEqual(status.customStatus, { caught: "Activity function 'Boom' failed:  caught me " });
+            assert.match(String(status.output), /^Orchestrator function 'Failing' failed: Activity function 'Boom' failed: +uncaught/);
         });
 
-        test('calling an activity that does not exist fails the orchestration', async () => {
+        // The real extension never reports the failed call to the orchestrator, which stays Running (README).
+        const missingSkip = durable === 'extension' ? 'the real extension leaves the orchestration Running' : false;
+        test('calling an activity that does not exist fails the orchestration', { skip: missingSkip }, async () => {
             const status = await fx.run('CallsMissing');
             assert.equal(status.runtimeStatus, 'Failed');
             assert.match(String(status.output), /The function 'NoSuchActivity' doesn't exist/);
         });
 
-        test('entities are refused with an error that names them as unsupported', async () => {
-            const status = await fx.run('UsesEntity');
-            assert.equal(status.runtimeStatus, 'Failed');
-            assert.match(String(status.output), /entities .* are not supported by the local host/);
-            const read = await fx.call('GET', 'entities/CounterEntity/one');
-            assert.equal(read.status, 500);
-            assert.match(JSON.stringify(read.json), /entities are not supported by the local host/);
-        });
+        if (durable === 'ts') {
+            test('entities are refused with an error that names them as unsupported', async () => {
+                const status = await fx.run('UsesEntity');
+                assert.equal(status.runtimeStatus, 'Failed');
+                assert.match(String(status.output), /entities .* are not supported by the local host/);
+                const read = await fx.call('GET', 'entities/CounterEntity/one');
+                assert.equal(read.status, 500);
+                assert.match(JSON.stringify(read.json), /entities are not supported by the local host/);
+            });
+        } else {
+            test('entities run on the real extension: an orchestration signals one, the client reads its state', async () => {
+                const status = await fx.run('UsesEntity');
+                assert.equal(status.runtimeStatus, 'Completed');
+                const read = await fx.call('GET', 'entities/CounterEntity/one');
+                assert.equal(read.status, 200);
+                assert.deepEqual(read.json, { entityExists: true, entityState: 1 });
+            });
+        }
 
-        if (storage === 'azure') {
+        // The real extension moves large payloads to blobs; the TypeScript engine refuses them (README).
+        if (storage === 'azure' && durable === 'ts') {
             test('state too large for table storage fails the orchestration with a clear error, once', async () => {
                 const status = await fx.run('TooLarge', 600_000);
                 assert.equal(status.runtimeStatus, 'Failed');
@@ -283,8 +296,9 @@ for (const { durable, storage } of BACKENDS) {
             await fx.until(waiting);
             assert.equal((await fx.webhook(`instances/${waiting}/raiseEvent/go`, { method: 'POST' })).status, 410);
 
+            // The real extension accepts a start of an orchestrator the app lacks; the TypeScript engine refuses it (README).
             const unknown = await fx.webhook('orchestrators/NoSuchOrchestrator', { method: 'POST' });
-            assert.equal(unknown.status, 400);
+            assert.equal(unknown.status, durable === 'extension' ? 202 : 400);
 
             const history = (await (await fx.webhook(`instances/${waiting}?showHistory=true&showHistoryOutput=true`)).json()) as {
                 historyEvents: { EventType: string }[];
