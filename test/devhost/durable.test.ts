@@ -114,9 +114,12 @@ for (const { durable, storage } of BACKENDS) {
         });
 
         test('a durable timer fires, and the orchestration clock moves with it', async () => {
-            const status = await fx.run('Timer', 200);
+            const status = await fx.run('Timer', 1500);
             assert.equal(status.runtimeStatus, 'Completed');
-            assert.ok((status.output as number) >= 200, `clock advanced ${String(status.output)} ms`);
+            // On the real extension a timer can fire up to a second early: the Azure Storage provider hides
+            // the timer's queue message for whole seconds only (seen here: 1000 ms timers resumed after ~40 ms).
+            const earliest = durable === 'extension' ? 1500 - 1000 : 1500;
+            assert.ok((status.output as number) >= earliest, `clock advanced ${String(status.output)} ms`);
         });
 
         test('an external event wins a race against a timer; the timer is canceled and later work is numbered right', async () => {
