@@ -7,7 +7,7 @@ import { buildMcpServer } from '../../src/mcp/server';
 import { KEY_REUSED } from '../../src/mcp/tools/startMining';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { FakeClock, MemoryLog } from './helpers/fakes';
+import { FakeClock, MemoryLog, startOnRunningId } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -147,6 +147,18 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         };
         const client = await connect(backend);
         assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: keyedWorkflowId(SHARED_TENANT, KEY) });
+    });
+
+    it('a start refused for no other call (an outage) is the start error, after one read back', async () => {
+        const backend = new MemoryBackend();
+        backend.startNew = async () => {
+            throw startOnRunningId();
+        };
+        const client = await connect(backend);
+        const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
+        assert.ok('error' in outcome, JSON.stringify(outcome));
+        assert.match(outcome.error, /did not accept it/);
+        assert.equal(backend.count('getStatus'), 2);
     });
 
     it('a start that was accepted but whose workflow cannot be read back hands out no id', async () => {

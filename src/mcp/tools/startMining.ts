@@ -98,7 +98,8 @@ async function startOrFind(
         // Most likely another call with the same key started it first: the read below tells.
         startError = error;
     }
-    const stored = await readBack(deps, workflowId);
+    // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
+    const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
     if (stored !== undefined) return judge(stored);
     if (startError !== undefined) {
         log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
@@ -108,17 +109,20 @@ async function startOrFind(
     return { error: START_UNCONFIRMED };
 }
 
+/** The keyed workflow as stored, or undefined when it is not there or the read failed (logged). */
+async function readOnce(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
+    try {
+        return await readDurableStatus(deps, workflowId);
+    } catch (error) {
+        deps.log.warn(`start_mining: status read for ${workflowId} failed`, error);
+        return undefined;
+    }
+}
+
 /** The keyed workflow as stored, waiting (bounded) for it to be readable; undefined if it never was. */
 async function readBack(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
     const outcome = await budgetedWait<DurableStatusLike>({
-        read: async () => {
-            try {
-                return await readDurableStatus(deps, workflowId);
-            } catch (error) {
-                deps.log.warn(`start_mining: status read for ${workflowId} failed`, error);
-                return undefined;
-            }
-        },
+        read: () => readOnce(deps, workflowId),
         isFinal: () => true,
         budgetMs: KEYED_START_CHECK_MS,
         clock: deps.clock,
