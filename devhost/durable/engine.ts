@@ -124,15 +124,21 @@ export class Engine {
             throw new UnknownFunctionError(`The function '${name}' doesn't exist, is disabled, or is not an orchestrator function.`);
         }
         const id = instanceId ?? randomUUID().replace(/-/g, '');
-        const record = this.#newRecord(id, name, version, input);
-        const outcome = await this.options.store.createInstance(record, startMessage(record), (existing) =>
-            TERMINAL_STATUSES.has(existing.runtimeStatus)
-        );
-        if ('existing' in outcome) {
-            throw new OrchestrationExistsError(
-                `An orchestration with instance ID '${id}' already exists and is ${outcome.existing.runtimeStatus}.`
-            );
+        // As the extension's Azure Storage provider starts: it reads the instance and refuses one that has not
+        // ended (OrchestrationExistsError; the management API answers 500), then writes the instance row only
+        // if it is still the one it read. A start that loses that write is accepted all the same and changes
+        // nothing: concurrent starts on one new id all succeed and the first one's input runs.
+        const seen = await this.getInstance(id);
+        if (seen && !TERMINAL_STATUSES.has(seen.runtimeStatus)) {
+            throw new OrchestrationExistsError(`An Orchestration instance with the status ${seen.runtimeStatus} already exists.`);
         }
+        const record = this.#newRecord(id, name, version, input);
+        const outcome = await this.options.store.createInstance(
+            record,
+            startMessage(record),
+            (existing) => seen !== undefined && existing.executionId === seen.executionId && TERMINAL_STATUSES.has(existing.runtimeStatus)
+        );
+        if ('existing' in outcome) return outcome.existing;
         this.#run(outcome.created);
         return outcome.created;
     }

@@ -20,6 +20,18 @@ const RUNTIME_STATUSES: readonly RuntimeStatus[] = [
     'Suspended',
 ];
 
+/**
+ * A start on an instance that has not ended: the extension's HttpApiHandler lets the provider's
+ * OrchestrationAlreadyExistsException reach its catch-all, which answers 500 (not 409).
+ */
+function sendAlreadyExists(res: ServerResponse, err: OrchestrationExistsError): void {
+    sendJson(res, 500, {
+        Message: 'Something went wrong while processing your request',
+        ExceptionMessage: err.message,
+        ExceptionType: 'DurableTask.Core.Exceptions.OrchestrationAlreadyExistsException',
+    });
+}
+
 class HttpError extends Error {
     constructor(
         readonly status: number,
@@ -109,7 +121,7 @@ export class ManagementApi {
             if (err instanceof UnknownFunctionError) {
                 return sendJson(res, 400, { Message: 'One or more of the arguments submitted is incorrect', ExceptionMessage: err.message });
             }
-            if (err instanceof OrchestrationExistsError) throw new HttpError(409, err.message);
+            if (err instanceof OrchestrationExistsError) return sendAlreadyExists(res, err);
             if (err instanceof StorageRejectedError) throw new HttpError(400, `The orchestration cannot be stored: ${err.message}`);
             throw err;
         }
@@ -126,7 +138,7 @@ export class ManagementApi {
             const restarted = await this.engine.startNew(record.name, newId, record.input === null ? null : JSON.parse(record.input), record.version);
             this.#checkStatusResponse(res, restarted.instanceId);
         } catch (err) {
-            if (err instanceof OrchestrationExistsError) throw new HttpError(409, err.message);
+            if (err instanceof OrchestrationExistsError) return sendAlreadyExists(res, err);
             throw err;
         }
     }

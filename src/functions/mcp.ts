@@ -5,6 +5,8 @@ import { callerTenant, isPlatformAuthEnabled } from '../mcp/caller';
 import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
 import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
 import { buildMcpServer } from '../mcp/server';
+import type { WorkflowClient } from '../workflow/client';
+import { ManagementApiClient } from '../workflow/managementClient';
 
 /** The MCP endpoint, /api/mcp: stateless Streamable HTTP, with the durable client as an extra input. */
 
@@ -17,19 +19,20 @@ const config = getConfig();
 const platformAuthEnabled = isPlatformAuthEnabled();
 
 const clientInput = df.input.durableClient();
-const clients = new Map<string, df.DurableClient>();
+const clients = new Map<string, WorkflowClient>();
 
 /**
- * The durable client for this invocation. Building one (URL checks, an HTTP client) costs more than
- * the rest of a get_mining_result call, and its binding data is the same for every invocation of
- * the function, so one is kept per distinct binding data (in practice one per process). It holds
- * no per-request state.
+ * The durable client for this invocation, over the management API the durable client binding names
+ * (its errors carry the HTTP status, which durable-functions' DurableClient does not expose). The
+ * binding data is the same for every invocation of the function, so one client is kept per distinct
+ * binding data (in practice one per process). It holds no per-request state.
  */
-function durableClient(context: InvocationContext): df.DurableClient {
-    const key = JSON.stringify(context.extraInputs.get(clientInput) ?? null);
+function durableClient(context: InvocationContext): WorkflowClient {
+    const binding = context.extraInputs.get(clientInput);
+    const key = JSON.stringify(binding ?? null);
     let client = clients.get(key);
     if (client === undefined) {
-        client = df.getClient(context);
+        client = new ManagementApiClient(binding);
         if (clients.size >= 16) clients.clear();
         clients.set(key, client);
     }

@@ -25,5 +25,11 @@ export interface ToolDeps {
 /** How long one backend call (a status read, a terminate) may take before the tool gives up on it. */
 export const BACKEND_CALL_TIMEOUT_MS = 10_000;
 
-/** How long cancel_mining waits for the end of the workflow to be visible. */
-export const CANCEL_WAIT_MS = 5_000;
+/**
+ * How long cancel_mining and tasks/cancel wait for the end of the workflow to be visible. The real Durable
+ * extension applies a terminate only when it next polls the instance's control queue (at most every
+ * maxQueuePollingInterval, 2 s in host.json, once the queue has been idle) and then runs an episode that
+ * writes the end; on an instance whose CPUs are busy mining that takes a few seconds more. Past this the
+ * answer says that the cancellation was requested and is not visible yet.
+ */
+export const CANCEL_WAIT_MS = 12_000;

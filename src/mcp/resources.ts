@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from './deps';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from './tools/readStatus';
+import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './tools/readStatus';
 import { isTenantWorkflowId } from '../workflow/ids';
 import { toWorkflowStatus } from '../workflow/status';
 
@@ -50,7 +50,7 @@ export function registerWorkflowResource(server: McpServer, deps: ToolDeps): voi
             if (typeof workflowId !== 'string' || !isTenantWorkflowId(deps.tenant, workflowId)) throw resourceNotFound(uri);
             let durable;
             try {
-                durable = await readDurableStatus(deps, workflowId);
+                durable = await readStatusRetiringExpired(deps, workflowId);
             } catch (error) {
                 deps.log.error(`resources/read: status read for ${workflowId} failed`, error);
                 throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);

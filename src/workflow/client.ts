@@ -1,30 +1,29 @@
 import type { DurableStatusLike } from './status';
 
 /**
- * The part of the durable client (durable-functions' DurableClient) that the tools use. Naming it
- * keeps the tools testable with a small fake, and makes any new call into the backend a visible change.
+ * The part of the durable client that the tools use (ManagementApiClient in managementClient.ts: the
+ * management API durable-functions' DurableClient calls, with errors that carry the HTTP status). Naming
+ * it keeps the tools testable with a small fake, and makes any new call into the backend a visible change.
+ * Failures with an HTTP answer are DurableHttpErrors (durableHttpError.ts).
  */
 export interface WorkflowClient {
     startNew(orchestratorName: string, options: { instanceId: string; input: unknown }): Promise<string>;
     getStatus(instanceId: string, options?: { showInput?: boolean }): Promise<DurableStatusLike>;
+    /** Ends a running instance (the reason as plain text: the client encodes it); an ended one is left as it is. */
     terminate(instanceId: string, reason: string): Promise<void>;
     /**
      * Every instance created in the time window, all pages (the client follows continuation tokens),
-     * inputs included. There is no id-prefix filter in the JavaScript client: callers filter.
+     * inputs included. Callers filter by id.
      */
     getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]>;
-    /** Deletes an ended instance's history; an unknown or still running one is left as it is. */
+    /**
+     * Deletes an instance's history; an unknown one is left as it is. The real extension deletes a running
+     * instance too (and a terminate queued for it can then turn into a poison message): purge ended ones only.
+     */
     purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }>;
 }
 
-/**
- * True for the durable client's "no such instance" errors: getStatus throws "…replied with HTTP 404
- * response…", terminate throws "No instance with ID '…' found.", anything else "…unexpected status code: 404…".
- */
-export function isNotFoundError(error: unknown): boolean {
-    const message = error instanceof Error ? error.message : String(error);
-    return /\bHTTP 404\b|\bstatus code: 404\b|\bNo instance with ID\b/.test(message);
-}
+export { isNotFoundError } from './durableHttpError';
 
 export class BackendTimeoutError extends Error {
     override name = 'BackendTimeoutError';

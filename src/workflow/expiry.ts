@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DurableStatusLike } from './status';
+import { isTerminal, type DurableStatusLike } from './status';
 
 /**
  * MCP task lifetimes. A task-augmented start_mining stores the requested ttl in the orchestration's
@@ -27,4 +27,15 @@ export function isExpired(durable: DurableStatusLike, nowMs: number): boolean {
     const ttl = taskTtlMs(durable);
     const created = timeMs(durable.createdTime);
     return ttl !== null && created !== undefined && nowMs >= created + ttl;
+}
+
+/** The reason given when a task's ttl ends a workflow that still runs. */
+export const TTL_EXPIRED_REASON = 'task ttl expired';
+
+/**
+ * What retiring an expired workflow does next: terminate it while it has not ended (never purge a running
+ * instance), purge it once it has.
+ */
+export function expiryStep(durable: DurableStatusLike): 'terminate' | 'purge' {
+    return isTerminal(durable.runtimeStatus) ? 'purge' : 'terminate';
 }

@@ -7,7 +7,8 @@ import { buildMcpServer } from '../../src/mcp/server';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/status';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
-import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError } from './helpers/fakes';
+import { CANCEL_WAIT_MS } from '../../src/mcp/deps';
+import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
@@ -220,15 +221,13 @@ describe('start_mining', () => {
     });
 });
 
-/** A backend that keeps what was started, refusing a second start of a running id (409) as the extension does. */
+/** A backend that keeps what was started, refusing a second start of a running id (HTTP 500) as the real extension does. */
 function keepingBackend() {
     const instances = new Map<string, DurableStatusLike>();
     const durable = new FakeDurableClient((id) => instances.get(id) ?? notFoundOnRead(id));
     durable.startNew = async (name, options) => {
         durable.calls.push({ method: 'startNew', args: [name, options] });
-        if (instances.has(options.instanceId)) {
-            throw new Error('The operation failed with an unexpected status code: 409. Details: already exists');
-        }
+        if (instances.has(options.instanceId)) throw startOnRunningId();
         instances.set(options.instanceId, state('Running', { input: options.input }));
         return options.instanceId;
     };
@@ -406,7 +405,7 @@ describe('cancel_mining', () => {
         const { call, clock } = await connect(terminating(state('Running'), Number.MAX_SAFE_INTEGER));
         const status = statusOf(await call('cancel_mining', { workflow_id: 'shared-slow-1' }));
         assert.equal(status.status, 'running');
-        assert.ok(clock.time <= 5000);
+        assert.ok(clock.time <= CANCEL_WAIT_MS);
     });
 
     it('answers not_found for malformed ids without a backend call, and for unknown ids', async () => {

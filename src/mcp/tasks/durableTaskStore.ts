@@ -1,7 +1,7 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { BACKEND_CALL_TIMEOUT_MS, CANCEL_WAIT_MS, type ToolDeps } from '../deps';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from '../tools/readStatus';
+import { BACKEND_UNAVAILABLE, readDurableStatus, readStatusRetiringExpired } from '../tools/readStatus';
 import { toTask, toTaskResult, type TaskMappingOptions } from './taskMapping';
 import { decodeListCursor, encodeListCursor, isAfterCursor, type ListCursor } from './listCursor';
 import { budgetedWait } from '../../workflow/budgetedWait';
@@ -31,7 +31,13 @@ export const TASK_NOT_FOUND = 'Task not found';
 export const LIST_NEEDS_IDENTITY =
     'tasks/list is offered only to callers the server can tell apart (App Service Authentication); use tasks/get with a task id.';
 
+/** A working task's statusMessage after tasks/cancel, while the end of its workflow is not visible yet. */
+export const CANCEL_NOT_VISIBLE = 'Cancellation requested; the workflow has not stopped yet. Poll tasks/get until the task is cancelled.';
+
 export class DurableTaskStore implements TaskStore {
+    /** Tasks this request asked to cancel (the store lives for one request, so for the SDK's read-back). */
+    private readonly cancelRequested = new Set<string>();
+
     constructor(private readonly deps: ToolDeps) {}
 
     private options(): TaskMappingOptions {
@@ -48,7 +54,7 @@ export class DurableTaskStore implements TaskStore {
         // Checked before the backend sees it: the durable client puts ids into URLs.
         if (!isTenantWorkflowId(this.deps.tenant, taskId)) return undefined;
         try {
-            return await readDurableStatus(this.deps, taskId);
+            return await readStatusRetiringExpired(this.deps, taskId);
         } catch (error) {
             this.deps.log.error(`tasks: status read for ${taskId} failed`, error);
             throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
@@ -62,7 +68,9 @@ export class DurableTaskStore implements TaskStore {
 
     async getTask(taskId: string): Promise<Task | null> {
         const durable = await this.read(taskId);
-        return durable === undefined ? null : toTask(taskId, durable, this.options());
+        if (durable === undefined) return null;
+        const task = toTask(taskId, durable, this.options());
+        return task.status === 'working' && this.cancelRequested.has(taskId) ? { ...task, statusMessage: CANCEL_NOT_VISIBLE } : task;
     }
 
     async getTaskResult(taskId: string): Promise<CallToolResult> {
@@ -80,21 +88,22 @@ export class DurableTaskStore implements TaskStore {
 
     /**
      * The SDK calls this only for tasks/cancel (with 'cancelled'): it ends the workflow as cancel_mining
-     * does, then waits briefly so that the task the SDK reads back already shows the end. If the end is
-     * not visible within CANCEL_WAIT_MS the answer still says working; it follows soon after.
+     * does, then waits (CANCEL_WAIT_MS, sized for the real extension) so that the task the SDK reads back
+     * already shows the end. If the end is not visible by then, the task read back is still working and
+     * its statusMessage says that the cancellation was requested and has not taken effect yet.
      */
     async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
         if (status !== 'cancelled') throw new Error(`A mining task's status follows its workflow; it cannot be set to ${status}.`);
         if (!isTenantWorkflowId(this.deps.tenant, taskId)) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
         const { client, log, clock } = this.deps;
         try {
-            // Encoded because the client pastes the reason into a URL unencoded.
-            await withTimeout(client.terminate(taskId, encodeURIComponent(CANCEL_REASON)), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            await withTimeout(client.terminate(taskId, CANCEL_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
         } catch (error) {
             if (isNotFoundError(error)) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
             log.error(`tasks/cancel: terminate ${taskId} failed`, error);
             throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
         }
+        this.cancelRequested.add(taskId);
         await budgetedWait<DurableStatusLike>({
             read: () => readDurableStatus(this.deps, taskId).catch(() => undefined),
             isFinal: (durable) => isTerminal(durable.runtimeStatus),

@@ -16,6 +16,14 @@ export const CANCEL_MINING_DESCRIPTION =
     'If status is "running", the cancellation is not visible yet: call get_mining_result after poll_after_seconds. ' +
     'If status is "not_found", no workflow has this id: do not retry it.';
 
+/** The `next` of a workflow still running when cancel_mining's wait ends: honest that the end is not visible yet. */
+export function cancelNotVisibleNext(workflowId: string, pollAfterSeconds: number): string {
+    return (
+        `Cancellation was requested but has not taken effect yet. Call get_mining_result with workflow_id "${workflowId}" ` +
+        `in about ${pollAfterSeconds} seconds; expect status "failed" with reason "cancelled".`
+    );
+}
+
 export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
     const { config, log } = deps;
     server.registerTool(
@@ -38,10 +46,9 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
         ({ workflow_id }, extra) => guarded('cancel_mining', log, async () => {
             if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
             try {
-                // The client pastes the reason into a URL unencoded; encoding it keeps it one query value.
                 // Terminating an instance that already ended is accepted and changes nothing.
                 await withTimeout(
-                    deps.client.terminate(workflow_id, encodeURIComponent(CANCEL_REASON)),
+                    deps.client.terminate(workflow_id, CANCEL_REASON),
                     BACKEND_CALL_TIMEOUT_MS,
                     'The terminate request'
                 );
@@ -51,7 +58,8 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
                 return toolError(BACKEND_UNAVAILABLE);
             }
 
-            // Terminate is asynchronous: wait briefly for the end to show, then report what get_mining_result would.
+            // Terminate is asynchronous (a queued message on the real extension): wait for the end to show,
+            // then report what get_mining_result would, or that the cancellation is not visible yet.
             let readFailure: unknown;
             let gone = false;
             const outcome = await budgetedWait<DurableStatusLike>({
@@ -78,7 +86,9 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
                     `Cancellation was requested, but the workflow status could not be read. Call get_mining_result with workflow_id "${workflow_id}" to check it.`
                 );
             }
-            return statusResult(toWorkflowStatus(workflow_id, outcome.last, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
+            const status = toWorkflowStatus(workflow_id, outcome.last, { pollAfterSeconds: config.pollAfterSeconds });
+            if (status.status === 'running') status.next = cancelNotVisibleNext(workflow_id, config.pollAfterSeconds);
+            return statusResult(status, config.maxResultChars);
         })
     );
 }

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolDeps } from '../deps';
 import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
+import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
 import { isTenantWorkflowId } from '../../workflow/ids';
 import { notFound, toWorkflowStatus } from '../../workflow/status';
@@ -37,7 +37,7 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
             if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
             let durable;
             try {
-                durable = await readDurableStatus(deps, workflow_id);
+                durable = await readStatusRetiringExpired(deps, workflow_id);
             } catch (error) {
                 log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
                 return toolError(BACKEND_UNAVAILABLE);

@@ -43,11 +43,26 @@ function sameArguments(durable: DurableStatusLike, input: MineChainInput): boole
     return stored.success && stored.data.difficulty === input.difficulty && stored.data.blocks === input.blocks;
 }
 
+/** Said when a keyed start was accepted but the workflow it names could not be read back to check its arguments. */
+const START_UNCONFIRMED =
+    'The mining workflow may have started, but it could not be confirmed. Call start_mining again with the same ' +
+    'idempotency_key and arguments in a few seconds: that is safe and returns the workflow.';
+
+/** How long a keyed start waits for the workflow its key names to be readable, to compare its arguments. */
+export const KEYED_START_CHECK_MS = 5_000;
+
 /**
  * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
- * one workflow id per tenant, so a retry reads that id first; two first calls racing both try to start
- * it, the backend refuses the second (the instance exists and runs), and the loser reads what the
- * winner started. The key is remembered as long as the workflow's history is kept.
+ * one workflow id per tenant, so a retry reads that id first and compares the arguments it was started
+ * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
+ * reliably that it lost: on the real Durable extension (Azure Storage provider) concurrent starts on a new
+ * id can all be accepted (202) while only the first one's input is kept and run, and a start on an id that
+ * is running answers 500. So after its start, whatever the answer, a keyed call reads the workflow back and
+ * hands it out only if it runs this call's arguments; otherwise the key was taken by other work (KEY_REUSED).
+ * The instance row the read shows is written by the accepted start itself, conditionally (only the first
+ * writer of a new id, or of an ended id's row, succeeds), and it is that start's message that runs: so its
+ * input, read right after the start, is already the input that runs, Pending or not.
+ * The key is remembered as long as the workflow's history is kept.
  */
 async function startOrFind(
     deps: ToolDeps,
@@ -67,32 +82,52 @@ async function startOrFind(
     }
 
     const workflowId = keyedWorkflowId(tenant, idempotencyKey);
-    const existing = async (): Promise<{ workflowId: string } | { error: string } | undefined> => {
-        const durable = await readDurableStatus(deps, workflowId);
-        if (durable === undefined) return undefined;
-        return sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED };
-    };
+    const judge = (durable: DurableStatusLike) => (sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED });
     try {
-        const found = await existing();
-        if (found !== undefined) return found;
+        const found = await readDurableStatus(deps, workflowId);
+        if (found !== undefined) return judge(found);
     } catch (error) {
         log.error(`start_mining: status read for ${workflowId} failed`, error);
         return { error: BACKEND_UNAVAILABLE };
     }
+
+    let startError: unknown;
     try {
         await startNew(deps, workflowId, input);
-        return { workflowId };
-    } catch (startError) {
-        // Most likely another call with the same key started it first (the backend's 409): look again.
-        try {
-            const found = await existing();
-            if (found !== undefined) return found;
-        } catch (readError) {
-            log.warn(`start_mining: status read for ${workflowId} failed`, readError);
-        }
+    } catch (error) {
+        // Most likely another call with the same key started it first: the read below tells.
+        startError = error;
+    }
+    // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
+    const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
+    if (stored !== undefined) return judge(stored);
+    if (startError !== undefined) {
         log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
         return { error: START_REFUSED };
     }
+    log.error(`start_mining: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
+    return { error: START_UNCONFIRMED };
+}
+
+/** The keyed workflow as stored, or undefined when it is not there or the read failed (logged). */
+async function readOnce(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
+    try {
+        return await readDurableStatus(deps, workflowId);
+    } catch (error) {
+        deps.log.warn(`start_mining: status read for ${workflowId} failed`, error);
+        return undefined;
+    }
+}
+
+/** The keyed workflow as stored, waiting (bounded) for it to be readable; undefined if it never was. */
+async function readBack(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
+    const outcome = await budgetedWait<DurableStatusLike>({
+        read: () => readOnce(deps, workflowId),
+        isFinal: () => true,
+        budgetMs: KEYED_START_CHECK_MS,
+        clock: deps.clock,
+    });
+    return outcome.last;
 }
 
 async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInput): Promise<void> {

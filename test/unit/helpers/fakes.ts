@@ -1,5 +1,6 @@
 import type { Clock } from '../../../src/workflow/budgetedWait';
 import type { WorkflowClient } from '../../../src/workflow/client';
+import { DurableHttpError } from '../../../src/workflow/durableHttpError';
 import type { DurableStatusLike } from '../../../src/workflow/status';
 import type { MiningResult } from '../../../src/workflow/contracts';
 
@@ -53,16 +54,17 @@ export class FakeClock implements Clock {
     }
 }
 
-/** The durable client's error texts (durable-functions 3.5 DurableClient). */
-export const notFoundOnRead = (id: string) =>
-    new Error(
-        `DurableClient error: Durable Functions extension replied with HTTP 404 response. This usually means we could not find any data associated with the instanceId provided: ${id}.`
-    );
-export const notFoundOnTerminate = (id: string) => new Error(`No instance with ID '${id}' found.`);
-export const serverError = () =>
-    new Error(
-        'The operation failed with an unexpected status code: 500. Details: {"url":"http://127.0.0.1:17071/durabletask/instances/x?code=SECRET"}'
-    );
+/** The durable client's errors (ManagementApiClient): the management API's HTTP status, and nothing of the URL. */
+export const notFoundOnRead = (_id: string) => new DurableHttpError('status read', 404);
+export const notFoundOnTerminate = (_id: string) => new DurableHttpError('terminate', 404);
+/** A failure whose text would leak internals if a tool passed it on (the tools must not). */
+export const serverError = () => {
+    const error = new DurableHttpError('terminate', 500);
+    error.message += ' {"url":"http://127.0.0.1:17071/durabletask/instances/x?code=SECRET"}';
+    return error;
+};
+/** The real extension's answer to a start on an id that is still running (the provider's dedupe, then HTTP 500). */
+export const startOnRunningId = () => new DurableHttpError('start', 500);
 
 /**
  * A durable client that answers from a script: `reads(id, n)` gives the n-th (from 0) status read of
