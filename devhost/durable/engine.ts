@@ -125,7 +125,7 @@ export class Engine {
         }
         const id = instanceId ?? randomUUID().replace(/-/g, '');
         // As the extension's Azure Storage provider starts: it reads the instance and refuses one that has not
-        // ended (OrchestrationExistsError; the management API answers 500), then writes the instance row only
+        // ended (OrchestrationExistsError; the management API answers 409), then writes the instance row only
         // if it is still the one it read. A start that loses that write is accepted all the same and changes
         // nothing: concurrent starts on one new id all succeed and the first one's input runs.
         const seen = await this.getInstance(id);

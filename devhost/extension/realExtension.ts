@@ -177,8 +177,8 @@ function relayLogs(child: ChildProcess, sink: LogSink): void {
 
 /** Relays one request to the extension's loopback HTTP API and its answer back. */
 async function relay(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, target: URL): Promise<void> {
+    // The Host header stays: the extension builds the links in its answers from the request's origin.
     const headers = { ...req.headers };
-    delete headers.host;
     await new Promise<void>((resolve) => {
         const upstream = request(target, { method: req.method, headers }, (answer) => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -12,7 +12,7 @@ import { fixtureApp } from '../support/spawnHost';
 
 /**
  * Starts on an instance id that exists, as the real Durable extension's Azure Storage provider answers
- * them: a start on a running id is refused (the management API's 500), concurrent starts on one new id
+ * them: a start on a running id is refused (the management API's 409), concurrent starts on one new id
  * are all accepted and the first one's input is the one that runs, a start on an ended id replaces it.
  * The fixture app runs in this test process (one app per process, as in the host).
  */

@@ -1,21 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import { describeOnEachBackend } from '../support/backends';
 
 /**
  * Two start_mining calls racing with one idempotency_key and different arguments, end to end: the SDK
- * client over HTTP against the app on the local host with Azurite. The local host's engine starts as the
- * real extension's Azure Storage provider does (a start on a running id answers 500, concurrent starts
- * on a new id are all accepted and the first input runs), so neither call is told by the start that it
- * lost: the app must find out by reading the workflow back.
+ * client over HTTP against the app on the local host with Azurite, on both Durable backends. The real
+ * extension's Azure Storage provider (and the TypeScript engine, which starts as it does) may accept both
+ * racing starts on a new id and run the first input, or answer 409 to the second, so neither call can tell
+ * from the start that it lost: the app must find out by reading the workflow back.
  */
 
 const PAIRS = 8;
 
-describe('a keyed start_mining race end to end', () => {
+describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
     let app: AppOnAzurite;
     const clients: Client[] = [];
 
@@ -52,7 +53,7 @@ describe('a keyed start_mining race end to end', () => {
     }
 
     before(async () => {
-        app = await startAppOnAzurite('keyrace', { WAIT_BUDGET_SECONDS: '1' });
+        app = await startAppOnAzurite(`keyrace${backend}`, { WAIT_BUDGET_SECONDS: '1' }, { durable: backend });
     });
     after(async () => {
         for (const client of clients) await client.close().catch(() => undefined);

@@ -14,7 +14,7 @@ import { MemoryBackend } from './helpers/memoryBackend';
 /**
  * start_mining with an idempotency_key against a backend that starts as the real Durable extension's
  * Azure Storage provider does (helpers/memoryBackend.ts): concurrent starts on one new id all succeed and
- * only the first one's input is kept; a start on a running id answers 500. Whatever the backend answers,
+ * only the first one's input is kept; a start on a running id answers 409. Whatever the backend answers,
  * a call must never be handed a workflow that runs other arguments.
  */
 
@@ -125,7 +125,7 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.equal(backend.instances.size, 1);
     });
 
-    it('a start refused with 500 because another call started the key with other arguments is KEY_REUSED', async () => {
+    it('a start refused with 409 because another call started the key with other arguments is KEY_REUSED', async () => {
         const backend = new MemoryBackend();
         const startNew = backend.startNew.bind(backend);
         // The other call wins between this call's read (nothing there yet) and its start.
@@ -138,7 +138,7 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
     });
 
-    it('a start refused with 500 because another call started the key with the same arguments gets the workflow', async () => {
+    it('a start refused with 409 because another call started the key with the same arguments gets the workflow', async () => {
         const backend = new MemoryBackend();
         const startNew = backend.startNew.bind(backend);
         backend.startNew = async (name, options) => {

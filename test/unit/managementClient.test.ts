@@ -119,16 +119,15 @@ describe('ManagementApiClient', () => {
         assert.equal(isNotFoundError(new Error('replied with HTTP 404 response')), false);
     });
 
-    it('starts with the input as the JSON body; a start on a running id is its 500', async () => {
+    it('starts with the input as the JSON body; a start on a running id is its 409', async () => {
         answer = (_req, res) => json(res, 202, { id: 'shared-k1' });
         assert.equal(await client.startNew('MineChain', { instanceId: 'shared-k1', input: { difficulty: 5, blocks: 2 } }), 'shared-k1');
         const request = seen.at(-1);
         assert.equal(request?.method, 'POST');
         assert.equal(request?.url.pathname, '/durabletask/orchestrators/MineChain/shared-k1');
         assert.deepEqual(JSON.parse(request?.body ?? ''), { difficulty: 5, blocks: 2 });
-        answer = (_req, res) =>
-            json(res, 500, { Message: 'Something went wrong while processing your request', ExceptionMessage: 'already exists' });
-        assert.equal((await failure(client.startNew('MineChain', { instanceId: 'shared-k1', input: {} }))).status, 500);
+        answer = (_req, res) => json(res, 409, { Message: 'An Orchestration instance with the status Running already exists.' });
+        assert.equal((await failure(client.startNew('MineChain', { instanceId: 'shared-k1', input: {} }))).status, 409);
     });
 
     it('terminates with the reason as one encoded query value; 410 (already ended) is no error', async () => {

@@ -221,7 +221,7 @@ describe('start_mining', () => {
     });
 });
 
-/** A backend that keeps what was started, refusing a second start of a running id (HTTP 500) as the real extension does. */
+/** A backend that keeps what was started, refusing a second start of a running id (HTTP 409) as the real extension does. */
 function keepingBackend() {
     const instances = new Map<string, DurableStatusLike>();
     const durable = new FakeDurableClient((id) => instances.get(id) ?? notFoundOnRead(id));

@@ -10,7 +10,7 @@ const RUNNING = ['Running', 'Pending', 'ContinuedAsNew', 'Suspended'];
  * queries answer as the real client does (ISO times, instanceId on each item).
  *
  * Starts behave as on the real Durable extension's Azure Storage provider: the start first reads the
- * instance (a running one: HTTP 500), then queues its message and writes the instance row only if no
+ * instance (a running one: HTTP 409), then queues its message and writes the instance row only if no
  * other start wrote it in between (else the write fails and is ignored). So concurrent starts on a new id
  * are all accepted and the first one's input is kept; a start on an ended id replaces it.
  */
