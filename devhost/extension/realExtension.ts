@@ -54,6 +54,8 @@ export class RealDurableExtension implements DurableBackend {
         const child = spawn('dotnet', [dll], {
             // stdin stays open for the child's life: when this process dies, the child sees EOF and exits.
             stdio: ['pipe', 'pipe', 'pipe'],
+            // Its own process group: Ctrl-C reaches this host, which stops the front door first, then the child.
+            detached: true,
             env: {
                 ...process.env,
                 FUNCTIONS_WORKER_RUNTIME: 'node',
@@ -90,7 +92,7 @@ export class RealDurableExtension implements DurableBackend {
         );
     }
 
-    /** The public webhook routes, relayed to the extension's own HTTP API; with keys on they need the key. */
+    /** The public webhook routes, relayed as they are to the extension's own HTTP API; with keys on they need the key. */
     routes(): ExtraRoute[] {
         const parts = this.parts;
         if (!parts) return [];
@@ -101,8 +103,8 @@ export class RealDurableExtension implements DurableBackend {
                     res.writeHead(401, { 'content-length': '0' }).end();
                     return true;
                 }
-                const target = new URL(url.pathname.slice(WEBHOOK_PATH.length + 1) + url.search, parts.rpcBaseUrl);
-                await relay(req, res, target);
+                // The extension's HTTP API serves the public path too, and builds its links from the Host header.
+                await relay(req, res, new URL(url.pathname + url.search, parts.rpcBaseUrl.origin));
                 return true;
             },
         ];

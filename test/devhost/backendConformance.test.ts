@@ -85,9 +85,12 @@ for (const backend of ['ts', 'extension'] as const satisfies readonly Backend[])
             await azurite?.stop();
         });
 
-        test('status right after a 202 start: the instance is there, with its input', async () => {
+        test('status right after a 202 start: the instance is there, with its input; links name the front door', async () => {
             const id = newId('fresh');
-            assert.equal((await api.start('Forever', id, { n: 1 })).status, 202);
+            const started = await api.start('Forever', id, { n: 1 });
+            assert.equal(started.status, 202);
+            // The links point at the host's front door, as the Functions host's webhooks do.
+            assert.ok(started.headers.get('location')?.startsWith(`${api.host.url}/runtime/webhooks/durabletask/instances/${id}`));
             const { code, body } = await api.status(id);
             assert.equal(code, 202);
             assert.ok(body && ['Pending', 'Running'].includes(body.runtimeStatus), JSON.stringify(body));
