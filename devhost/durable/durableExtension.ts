@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DurableBackend } from '../durableBackend';
 import type { ExtraRoute } from '../http/frontDoorTypes';
-import { isAuthorized, presentedKey } from '../http/functionKeys';
+import { durableWebhookRoute, WEBHOOK_PATH } from '../http/webhookRoute';
 import type { LogSink } from '../logger';
 import { extraInputBindings, triggerOf } from '../worker/bindings';
 import type { RpcParameterBinding } from '../worker/coreTypes';
@@ -13,7 +13,7 @@ import { ManagementApi } from './managementApi';
 import { MemoryStore } from './memoryStore';
 import type { TaskHubStore } from './store';
 import { TableStore } from './tableStore';
-import { WEBHOOK_PATH, WebhookUrls } from './webhookUrls';
+import { WebhookUrls } from './webhookUrls';
 
 export type StorageChoice = 'azure' | 'memory';
 
@@ -108,21 +108,14 @@ export class DurableExtension implements DurableBackend {
         );
     }
 
-    /** The public webhook routes; with keys on they need the key, as the system key guards them in Azure. */
+    /** The public webhook routes, served by the engine's management API. */
     routes(): ExtraRoute[] {
         const parts = this.parts;
         if (!parts) return [];
         return [
-            async (req, res, url) => {
-                if (!url.pathname.startsWith(WEBHOOK_PATH + '/')) return false;
-                // Azure guards these with a system key; here the host's one key stands for it.
-                if (!isAuthorized('system', this.functionKey, presentedKey(req.headers, url.searchParams))) {
-                    res.writeHead(401, { 'content-length': '0' }).end();
-                    return true;
-                }
-                await parts.api.handle(req, res, url.pathname.slice(WEBHOOK_PATH.length + 1), url.searchParams);
-                return true;
-            },
+            durableWebhookRoute(this.functionKey, (req, res, url) =>
+                parts.api.handle(req, res, url.pathname.slice(WEBHOOK_PATH.length + 1), url.searchParams)
+            ),
         ];
     }
 

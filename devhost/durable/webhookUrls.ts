@@ -1,3 +1,5 @@
+import { WEBHOOK_PATH } from '../http/webhookRoute';
+
 /** Public management URLs, in the shapes the extension hands out (HttpManagementPayload, the client binding). */
 export interface ManagementPayload {
     id: string;
@@ -11,7 +13,6 @@ export interface ManagementPayload {
     resumePostUri: string;
 }
 
-export const WEBHOOK_PATH = '/runtime/webhooks/durabletask';
 
 export class WebhookUrls {
     readonly baseUrl: string;

@@ -4,7 +4,7 @@ import { request, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { DurableBackend, DurableBackendOptions } from '../durableBackend';
 import type { ExtraRoute } from '../http/frontDoorTypes';
-import { isAuthorized, presentedKey } from '../http/functionKeys';
+import { durableWebhookRoute, WEBHOOK_PATH } from '../http/webhookRoute';
 import type { LogLevel, LogSink } from '../logger';
 import { extraInputBindings } from '../worker/bindings';
 import type { RpcParameterBinding } from '../worker/coreTypes';
@@ -13,7 +13,6 @@ import { builtHostDll } from './dotnetProject';
 import { durableFunctionList, extensionSettings } from './hostSettings';
 import { startNodeBridge } from './nodeBridge';
 
-const WEBHOOK_PATH = '/runtime/webhooks/durabletask';
 const READY_PREFIX = 'DURABLE_HOST_READY ';
 const CLIENT_BINDING_TYPES = new Set(['durableClient', 'orchestrationClient']);
 const READY_TIMEOUT_MS = 120_000;
@@ -92,22 +91,12 @@ export class RealDurableExtension implements DurableBackend {
         );
     }
 
-    /** The public webhook routes, relayed as they are to the extension's own HTTP API; with keys on they need the key. */
+    /** The public webhook routes, relayed as they are to the extension's own HTTP API. */
     routes(): ExtraRoute[] {
         const parts = this.parts;
         if (!parts) return [];
-        return [
-            async (req, res, url) => {
-                if (!url.pathname.startsWith(WEBHOOK_PATH + '/')) return false;
-                if (!isAuthorized('system', this.functionKey, presentedKey(req.headers, url.searchParams))) {
-                    res.writeHead(401, { 'content-length': '0' }).end();
-                    return true;
-                }
-                // The extension's HTTP API serves the public path too, and builds its links from the Host header.
-                await relay(req, res, new URL(url.pathname + url.search, parts.rpcBaseUrl.origin));
-                return true;
-            },
-        ];
+        // The extension's HTTP API serves the public path too, and builds its links from the Host header.
+        return [durableWebhookRoute(this.functionKey, (req, res, url) => relay(req, res, new URL(url.pathname + url.search, parts.rpcBaseUrl.origin)))];
     }
 
     inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
