@@ -55,6 +55,7 @@ export class RealDurableExtension implements DurableBackend {
             stdio: ['pipe', 'pipe', 'pipe'],
             // Its own process group: Ctrl-C reaches this host, which stops the front door first, then the child.
             detached: true,
+            windowsHide: true,
             env: {
                 ...process.env,
                 FUNCTIONS_WORKER_RUNTIME: 'node',
