@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { skipReason } from '../support/backends';
+import { quickRedelivery, skipReason } from '../support/backends';
 import { fixtureApp, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 
@@ -345,9 +345,6 @@ for (const durable of ['ts', 'extension'] as const) {
         let host: SpawnedHost;
         const dir = mkdtempSync(join(tmpdir(), 'devhost-restart-'));
         const hub = uniqueHubName('crash');
-        // The real extension reruns an activity in flight at the crash once its queue message's visibility
-        // timeout ends (5 minutes by default), as an app setting may shorten it.
-        const visibility = durable === 'extension' ? { AzureFunctionsJobHost__extensions__durableTask__storageProvider__workItemQueueVisibilityTimeout: '00:00:05' } : {};
 
         before(async () => {
             azurite = await startTestAzurite(durable === 'extension' ? 'all' : 'table');
@@ -355,7 +352,7 @@ for (const durable of ['ts', 'extension'] as const) {
                 app: fixtureApp('durable-app'),
                 storage: 'azure',
                 durable,
-                env: { TASKHUB_NAME: hub, AzureWebJobsStorage: azurite.connectionString, ...visibility },
+                env: { TASKHUB_NAME: hub, AzureWebJobsStorage: azurite.connectionString, ...quickRedelivery(durable, '00:00:05') },
             });
         });
         after(async () => {

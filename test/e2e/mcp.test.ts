@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend } from '../support/backends';
+import { describeOnEachBackend, quickRedelivery, type Backend } from '../support/backends';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -31,16 +31,10 @@ interface Status {
 /** Every block against the hashing rule, from scratch; the smallest nonce where that is cheap to check. */
 /**
  * The wait budget is short, so the poll path is quick to reach; on the real extension a chain of quick
- * blocks takes longer (each activity crosses its queues), so its budget is longer. An activity in flight
- * when the host dies comes back when its queue message's visibility timeout ends (5 min by default):
- * shortened here, as an app setting may.
+ * blocks takes longer (each activity crosses its queues), so its budget is longer.
  */
-function backendSettings(backend: 'ts' | 'extension'): Record<string, string> {
-    if (backend === 'ts') return { WAIT_BUDGET_SECONDS: '1' };
-    return {
-        WAIT_BUDGET_SECONDS: '3',
-        AzureFunctionsJobHost__extensions__durableTask__storageProvider__workItemQueueVisibilityTimeout: '00:00:10',
-    };
+function backendSettings(backend: Backend): Record<string, string> {
+    return { WAIT_BUDGET_SECONDS: backend === 'ts' ? '1' : '3', ...quickRedelivery(backend) };
 }
 
 function verifyChain(result: Mined, difficulty: number, blocks: number): void {
