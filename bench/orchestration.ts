@@ -88,7 +88,7 @@ export async function run(opts: BenchOptions, runs = opts.quick ? 50 : 200, acti
             `A chain of ${activities} no-op activities (\`NoopChain\` in \`test/fixtures/durable-app\`), started and awaited ` +
                 `through the Durable HTTP API (\`POST /runtime/webhooks/durabletask/orchestrators/NoopChain?${WAIT_QUERY}\`), ` +
                 `timed from the request to the answer: ${activities + 1} orchestrator episodes plus ${activities} activity invocations. ` +
-                `Three hosts on the same fixture app take turns (the order rotates every round), ${warmup} warm-up runs each, then ` +
+                `${names.length === 3 ? 'Three' : 'Two'} hosts on the same fixture app take turns (the order rotates every round), ${warmup} warm-up runs each, then ` +
                 `${runs} measured runs each: the TypeScript engine with Durable state in Azure Tables on Azurite (each episode one ` +
                 'table transaction, as `npm start` runs it), the TypeScript engine with state in process memory, and the real Durable ' +
                 'extension (`--durable extension`: its .NET host, Azure Storage provider with its History and Instances tables, control ' +
