@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { repoRoot, spawnHost, type SpawnedHost } from '../test/support/spawnHost';
+import { repoRoot, spawnHost, type SpawnedHost, type SpawnHostOptions } from '../test/support/spawnHost';
 import { uniqueHubName } from '../test/support/testAzurite';
+import { type Backend, extensionUnavailable, startBenchAzurite } from './backends';
 import { McpHttp } from './mcpHttp';
 
 /**
- * The function app on the local host, as the end-to-end tests start it, with Durable state in
- * process memory (no storage in the figures, unless a module says otherwise), and a client for its MCP endpoint.
+ * The function app on the local host, as the end-to-end tests start it, and a client for its MCP endpoint:
+ * `startApp` keeps Durable state in process memory (no storage in the figures, unless a module says
+ * otherwise); `startAppOn` runs it on a given Durable backend with its state in Azurite.
  */
 export interface BenchApp {
     host: SpawnedHost;
@@ -13,13 +15,21 @@ export interface BenchApp {
     stop(): Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
-    const host = await spawnHost({
-        app: repoRoot,
-        storage: 'memory',
-        args: ['--log-level', 'warning'],
-        env: { TASKHUB_NAME: uniqueHubName('bench'), ...env },
+export function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
+    return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...env } });
+}
+
+/** The app on one Durable backend, with its state in the Azurite at `connectionString` (a task hub of its own). */
+export function startAppOn(backend: Backend, connectionString: string, env: Record<string, string> = {}): Promise<BenchApp> {
+    return startAppWith({
+        storage: 'azure',
+        durable: backend,
+        env: { AzureWebJobsStorage: connectionString, TASKHUB_NAME: uniqueHubName(`bench${backend}`), ...env },
     });
+}
+
+async function startAppWith(options: Pick<SpawnHostOptions, 'storage' | 'durable' | 'env'>): Promise<BenchApp> {
+    const host = await spawnHost({ app: repoRoot, args: ['--log-level', 'warning'], ...options });
     const mcp = new McpHttp(`${host.url}/api/mcp`);
     return {
         host,
@@ -41,6 +51,37 @@ export async function withApp<T>(env: Record<string, string>, body: (app: BenchA
         throw new Error(`${error instanceof Error ? error.message : String(error)}\nHost log (end):\n${log}`, { cause: error });
     } finally {
         await app.stop();
+    }
+}
+
+/** The apps a side-by-side benchmark runs: the TypeScript engine's always, the extension's where it can run. */
+export interface BackendApps {
+    ts: BenchApp;
+    extension?: BenchApp;
+    /** Why the extension's app is missing (its rows are skipped), or false. */
+    extensionSkipped: string | false;
+}
+
+/**
+ * Runs `body` against the app on each backend, both on one Azurite (task hubs of their own), and stops
+ * them and the Azurite; a failure carries the end of both hosts' logs.
+ */
+export async function withAppOnEachBackend<T>(env: Record<string, string>, body: (apps: BackendApps) => Promise<T>): Promise<T> {
+    const extensionSkipped = extensionUnavailable();
+    const azurite = await startBenchAzurite();
+    const started: BenchApp[] = [];
+    try {
+        const ts = await startAppOn('ts', azurite.connectionString, env);
+        started.push(ts);
+        const extension = extensionSkipped === false ? await startAppOn('extension', azurite.connectionString, env) : undefined;
+        if (extension) started.push(extension);
+        return await body({ ts, ...(extension ? { extension } : {}), extensionSkipped });
+    } catch (error) {
+        const logs = started.map((app) => (app.host.stderr + app.host.stdout).slice(-1500)).join('\n---\n');
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\nHost logs (end):\n${logs}`, { cause: error });
+    } finally {
+        for (const app of started) await app.stop();
+        await azurite.stop();
     }
 }
 

@@ -1,9 +1,12 @@
 /**
  * Runs every benchmark in order, prints each section and a summary table, and writes BENCHMARKS.md.
  *
- *   npm run bench                      # everything (about 8 to 10 minutes on 2 vCPUs)
- *   npm run bench -- --quick           # every module, fewer samples (about 2 minutes)
+ *   npm run bench                      # everything (about 12 to 15 minutes on 2 vCPUs)
+ *   npm run bench -- --quick           # every module, fewer samples (about 4 minutes)
  *   npm run bench -- --only mining,throughput [--quick] [--no-write]
+ *
+ * orchestration, completionLag and pastBudget run the real Durable extension beside the TypeScript engine
+ * where the .NET SDK is installed; without it their extension rows are skipped, saying why.
  *
  * Each module exports `run(opts)` returning a markdown section that starts with `## <Title>`, and runs
  * on its own too (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured
@@ -19,6 +22,7 @@ import { run as load } from './load';
 import { run as memory } from './memory';
 import { run as mining } from './mining';
 import { run as orchestration } from './orchestration';
+import { run as pastBudget } from './pastBudget';
 import { run as responsiveness } from './responsiveness';
 import { run as throughput } from './throughput';
 
@@ -30,6 +34,7 @@ const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
     ['mining', mining],
     ['responsiveness', responsiveness],
     ['completionLag', completionLag],
+    ['pastBudget', pastBudget],
     ['throughput', throughput],
     ['memory', memory],
     // --quick: 20 clients instead of 50.

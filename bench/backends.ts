@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtHostDll, hasDotnet } from '../devhost/extension/dotnetProject';
+import { repoRoot } from '../test/support/spawnHost';
+import { startTestAzurite, type TestAzurite } from '../test/support/testAzurite';
+
+/**
+ * The local host's two Durable backends, for benchmarks that compare them side by side in one run:
+ * the TypeScript engine (Node alone) and the real Durable extension (its .NET host, Azure Storage
+ * provider). Without the .NET SDK the extension's rows are skipped with a reason; the bench still runs.
+ */
+export type Backend = 'ts' | 'extension';
+
+export const BACKEND_LABEL: Readonly<Record<Backend, string>> = {
+    ts: 'TypeScript engine',
+    extension: 'real extension',
+};
+
+let unavailable: string | false | undefined;
+
+/**
+ * Why the extension cannot run here, or false when it can. Builds its .NET host first (cached), so no
+ * figure includes a build.
+ */
+export function extensionUnavailable(): string | false {
+    if (unavailable === undefined) {
+        if (!hasDotnet()) {
+            unavailable = 'skipped: the real Durable extension needs the .NET SDK (`dotnet` on PATH), which this machine lacks';
+        } else {
+            try {
+                builtHostDll();
+                unavailable = false;
+            } catch (error) {
+                unavailable = `skipped: the extension's .NET host did not build (${String(error).split('\n')[0]})`;
+            }
+        }
+    }
+    return unavailable;
+}
+
+/**
+ * One Azurite for every host of a benchmark (each on a task hub of its own): all three services when
+ * the extension runs (it keeps queues and lease blobs too), else the Table service only.
+ */
+export function startBenchAzurite(): Promise<TestAzurite> {
+    return startTestAzurite(extensionUnavailable() === false ? 'all' : 'table');
+}
+
+/**
+ * The app's own `extensions.durableTask.storageProvider.maxQueuePollingInterval` (host.json), as an app
+ * setting for hosts on a fixture app, so the extension polls its queues as the app's does (its default
+ * backs off to 30 s on an idle queue).
+ */
+export function appQueuePolling(): Record<string, string> {
+    const hostJson = JSON.parse(readFileSync(join(repoRoot, 'host.json'), 'utf8')) as {
+        extensions?: { durableTask?: { storageProvider?: { maxQueuePollingInterval?: string } } };
+    };
+    const interval = hostJson.extensions?.durableTask?.storageProvider?.maxQueuePollingInterval;
+    return interval === undefined ? {} : { AzureFunctionsJobHost__extensions__durableTask__storageProvider__maxQueuePollingInterval: interval };
+}
