@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { getPriority } from 'node:os';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { unlessAvailable } from '../support/precondition';
 
 /** The nice value of this process's main thread (on Linux, the thread whose id is the process id). */
 const mainThreadNice = () => getPriority(process.pid);
 
 describe('lowerThreadPriority', () => {
-    it('lowers the calling worker thread only, not the process', { skip: process.platform === 'linux' ? false : 'per-thread priorities are set on Linux only' }, async () => {
+    it('lowers the calling worker thread only, not the process', { skip: unlessAvailable(process.platform === 'linux', 'per-thread priorities are set on Linux only') }, async () => {
         const before = mainThreadNice();
         const module = require.resolve('../../src/mining/threadPriority');
         // A sibling worker, started before the one that lowers its priority and asked for its nice value after.

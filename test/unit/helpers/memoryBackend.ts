@@ -2,10 +2,13 @@ import type { WorkflowClient } from '../../../src/workflow/client';
 import type { DurableStatusLike } from '../../../src/workflow/status';
 import { notFoundOnRead, notFoundOnTerminate } from './fakes';
 
+/** Statuses of an instance that has not ended: terminate ends it, purge refuses it. */
+const UNFINISHED = ['Pending', 'Running', 'Suspended'];
+
 /**
  * A durable backend that keeps instances in a map, for the task store: a started instance runs until a
- * test changes it (`set`), terminate ends it at once with the reason as its output, purge deletes an
- * ended one, and list queries answer as the real client does (ISO times, instanceId on each item).
+ * test changes it (`set`), terminate ends it (suspended or not) at once with the reason as its output, purge
+ * deletes an ended one, and list queries answer as the real client does (ISO times, instanceId on each item).
  */
 export class MemoryBackend implements WorkflowClient {
     readonly instances = new Map<string, DurableStatusLike>();
@@ -42,7 +45,8 @@ export class MemoryBackend implements WorkflowClient {
         this.calls.push({ method: 'terminate', args: [instanceId, reason] });
         const found = this.instances.get(instanceId);
         if (found === undefined) throw notFoundOnTerminate(instanceId);
-        if (found.runtimeStatus === 'Running' || found.runtimeStatus === 'Pending') {
+        // As the extension does: a suspended instance is terminated too; an ended one stays as it ended.
+        if (UNFINISHED.includes(found.runtimeStatus)) {
             this.set(instanceId, { runtimeStatus: 'Terminated', output: decodeURIComponent(reason) });
         }
     }
@@ -62,7 +66,7 @@ export class MemoryBackend implements WorkflowClient {
     async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {
         this.calls.push({ method: 'purgeInstanceHistory', args: [instanceId] });
         const found = this.instances.get(instanceId);
-        if (found === undefined || ['Running', 'Pending'].includes(found.runtimeStatus)) return { instancesDeleted: 0 };
+        if (found === undefined || UNFINISHED.includes(found.runtimeStatus)) return { instancesDeleted: 0 };
         this.instances.delete(instanceId);
         return { instancesDeleted: 1 };
     }
