@@ -119,7 +119,7 @@ describe('MCP end to end: the SDK client against the app on the local host', () 
         assert.equal(first.next, `Call get_mining_result with workflow_id "${first.workflow_id}" in about 5 seconds.`);
         assert.equal(first.progress?.blocks_total, 3);
         // Whatever notifications came within the 1 s wait are about this chain. (That they come, and keep a
-        // call alive past a client timeout, is tests/e2e/tasks.test.ts's, whose budget leaves a loaded
+        // call alive past a client timeout, is test/e2e/tasks.test.ts's, whose budget leaves a loaded
         // machine room for them; a 1 s budget does not.)
         assert.ok(progress.every((p) => p.total === 3), 'progress notifications about this chain');
 
