@@ -51,7 +51,8 @@ describe('faults: a storage outage in the middle of a run', () => {
         assert.equal(started.status, 'running');
         await app.azurite.restart(async () => {
             // Down until the engine has met the outage (a commit that failed), so the test proves something.
-            await app.host.waitForOutput(/failed; retrying/, 60_000);
+            // The next commit comes when a block is mined: minutes, when other work starves the mining threads.
+            await app.host.waitForOutput(/failed; retrying/, 300_000);
         });
         const done = await pollUntilDone(started.workflow_id);
         assert.equal(done.status, 'completed', JSON.stringify(done));
