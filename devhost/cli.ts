@@ -2,7 +2,7 @@
 /**
  * `npm start`: runs the function app in this folder on the local host, with Azurite for Durable state.
  * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--durable ts|extension] [--storage azure|memory] [--no-azurite]
- *                                 [--function-key <key>] [--log-level <level>]
+ *                                 [--azurite-ports <blob,queue,table>] [--function-key <key>] [--log-level <level>]
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +22,8 @@ const USAGE = `Usage: node dist/devhost/cli.js [options]
                          or extension (the real Durable extension, needs the .NET SDK; $DEVHOST_DURABLE)
   --storage <kind>       azure (AzureWebJobsStorage, Azurite locally; default) or memory (ts only)
   --no-azurite           never start Azurite, even for UseDevelopmentStorage=true
+  --azurite-ports <b,q,t> ports of the Azurite started for UseDevelopmentStorage=true (default 10000,10001,10002);
+                         storage then uses that Azurite
   --function-key <key>   require this key for authLevel function/admin (default: keys off, like func start)
   --max-body-bytes <n>   request body size limit (default: $FUNCTIONS_REQUEST_BODY_SIZE_LIMIT or 100 MB)
   --log-level <level>    trace, debug, information (default), warning, error
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
             durable: { type: 'string' },
             storage: { type: 'string' },
             'no-azurite': { type: 'boolean' },
+            'azurite-ports': { type: 'string' },
             'function-key': { type: 'string' },
             'max-body-bytes': { type: 'string' },
             'log-level': { type: 'string' },
@@ -77,9 +80,12 @@ async function main(): Promise<void> {
         throw new UsageError(`--max-body-bytes (or FUNCTIONS_REQUEST_BODY_SIZE_LIMIT) must be a number of bytes`);
     }
 
+    const azuritePorts = values['azurite-ports'] === undefined ? undefined : parseAzuritePorts(values['azurite-ports']);
     let azurite: RunningAzurite | undefined;
     if (storage === 'azure' && !values['no-azurite'] && process.env.AzureWebJobsStorage === 'UseDevelopmentStorage=true') {
-        azurite = await startAzurite({ location: join(appRoot, '.azurite'), services: 'all' });
+        azurite = await startAzurite({ location: join(appRoot, '.azurite'), services: 'all', ...(azuritePorts ? { ports: azuritePorts } : {}) });
+        // UseDevelopmentStorage=true means the default ports to every storage client: name the ones in use.
+        if (azuritePorts) process.env.AzureWebJobsStorage = azurite.connectionString;
         sink({
             level: 'information',
             category: 'host',
@@ -142,6 +148,17 @@ function printBanner(host: DevHost, keysOn: boolean): void {
     lines.push('', `Durable Functions: ${host.durableDescription}`);
     lines.push('', `Host ready on ${host.url} (Ctrl-C to stop)`, '');
     process.stdout.write(lines.join('\n'));
+}
+
+/** `--azurite-ports 10000,10001,10002`: the blob, queue and table ports. */
+function parseAzuritePorts(text: string): { blob: number; queue: number; table: number } {
+    const ports = text.split(',').map((part) => Number(part.trim()));
+    const valid = ports.length === 3 && ports.every((port) => Number.isInteger(port) && port > 0 && port <= 65535);
+    const [blob, queue, table] = ports;
+    if (!valid || blob === undefined || queue === undefined || table === undefined) {
+        throw new UsageError('--azurite-ports must be three port numbers: blob,queue,table');
+    }
+    return { blob, queue, table };
 }
 
 class UsageError extends Error {}

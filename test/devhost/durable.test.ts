@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { quickRedelivery, skipReason } from '../support/backends';
 import { fixtureApp, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { until } from '../support/until';
 
 /**
  * Conformance of the local host's Durable Functions support. The fixture app drives the real
@@ -48,7 +49,7 @@ class Fixture {
     }
 
     /** Polls until the instance reaches a status in `wanted` (a final one by default). */
-    async until(id: string, wanted = ['Completed', 'Failed', 'Terminated'], timeoutMs = 20_000): Promise<Status> {
+    async until(id: string, wanted = ['Completed', 'Failed', 'Terminated'], timeoutMs = 60_000): Promise<Status> {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
             const status = await this.status(id);
@@ -365,22 +366,26 @@ for (const durable of ['ts', 'extension'] as const) {
             let fx = new Fixture(host);
             const finished = await fx.run('Chain', ['before the crash']);
             const file = join(dir, 'steps.txt');
-            const steps = 6;
-            const crashing = await fx.start('Durable', { file, steps, ms: 150 });
+            const steps = 8;
+            const crashing = await fx.start('Durable', { file, steps, ms: 250 });
             const waiting = await fx.start('Forever');
             const timer = await fx.start('Timer', 1500);
 
-            // Kill it once a few steps have been recorded, in the middle of the chain.
-            const deadline = Date.now() + 20_000;
-            while (((await fx.status(crashing)).customStatus as { steps?: number } | null)?.steps !== 2) {
-                assert.ok(Date.now() < deadline, 'the orchestration never reached step 2');
-                await new Promise((resolve) => setTimeout(resolve, 10));
-            }
+            // Kill it once a few steps have been recorded, in the middle of the chain (however many steps a slow
+            // machine let pass between two reads).
+            await until(
+                async () => (((await fx.status(crashing)).customStatus as { steps?: number } | null)?.steps ?? 0) >= 2,
+                'the orchestration reaches step 2',
+                60_000
+            );
             await host.kill();
+            // Proof that the kill came mid-run: fewer steps had run than the chain has (nothing runs while the host is down).
+            const ranBeforeKill = readFileSync(file, 'utf8').trim().split('\n').length;
+            assert.ok(ranBeforeKill >= 2 && ranBeforeKill < steps, `${ranBeforeKill} of ${steps} steps had run at the kill`);
 
             host = await host.restart();
             fx = new Fixture(host);
-            if (durable === 'ts') await host.waitForOutput(/Resumed \d+ unfinished orchestration/);
+            if (durable === 'ts') await host.waitForOutput(/Resumed \d+ unfinished orchestration/, 60_000);
 
             const done = await fx.until(crashing, undefined, 60_000);
             assert.equal(done.runtimeStatus, 'Completed');

@@ -1,16 +1,37 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULT_PORTS, freePort, isListening, startAzurite } from '../../devhost/azurite';
+import { freePort, isListening, startAzurite } from '../../devhost/azurite';
 import { applyLocalSettings, readHostSettings, SettingsError } from '../../devhost/settings';
 import { fixtureApp, repoRoot, spawnHost } from '../support/spawnHost';
+import { uniqueHubName } from '../support/testAzurite';
 
 function tempApp(files: Record<string, unknown>): string {
     const dir = mkdtempSync(join(tmpdir(), 'devhost-settings-'));
     for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), JSON.stringify(content));
     return dir;
+}
+
+/** A fixture app in a temporary folder: its host.json, and an entry point that loads its compiled functions. */
+function appCopy(name: string): string {
+    const dir = mkdtempSync(join(tmpdir(), `devhost-${name}-`));
+    copyFileSync(join(fixtureApp(name), 'host.json'), join(dir, 'host.json'));
+    const functions = join(repoRoot, 'dist', 'test', 'fixtures', name, 'functions');
+    const requires = readdirSync(functions)
+        .filter((file) => file.endsWith('.js'))
+        .map((file) => `require(${JSON.stringify(join(functions, file))});`);
+    writeFileSync(join(dir, 'index.js'), requires.join('\n'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, main: 'index.js' }));
+    return dir;
+}
+
+/** `n` distinct ports that were free a moment ago. */
+async function freePorts(n: number): Promise<number[]> {
+    const ports = new Set<number>();
+    while (ports.size < n) ports.add(await freePort());
+    return [...ports];
 }
 
 describe('settings, as func start reads them', () => {
@@ -80,35 +101,50 @@ describe('Azurite from node_modules', () => {
 });
 
 describe('the command line, as npm start runs it', () => {
-    test('with UseDevelopmentStorage=true it starts Azurite, serves, and stops everything on SIGTERM (Ctrl-C takes the same path)', async (t) => {
-        const busy = await Promise.all(Object.values(DEFAULT_PORTS).map((port) => isListening('127.0.0.1', port)));
-        if (busy.some(Boolean)) return t.skip('an Azurite (or something else) already uses ports 10000-10002');
-        const app = fixtureApp('durable-app');
+    test('with UseDevelopmentStorage=true it starts Azurite, serves, and stops everything on SIGTERM (Ctrl-C takes the same path)', async () => {
+        // The fixture app from a folder of its own, so that Azurite's data (.azurite next to the app, where
+        // npm start keeps it) lands in a temporary folder; Azurite on free ports, and a task hub of its own.
+        const app = appCopy('durable-app');
         const data = join(app, '.azurite');
+        const ports = await freePorts(3);
         const host = await spawnHost({
             app,
             storage: 'azure',
             azurite: true,
-            env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: 'startuptest' },
+            args: ['--azurite-ports', ports.join(',')],
+            env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: uniqueHubName('startup') },
         });
         try {
-            assert.match(host.stderr, /Started Azurite \(data in .*\.azurite\)/);
+            assert.ok(host.stderr.includes(`Started Azurite (data in ${data})`), host.stderr);
+            for (const port of ports) assert.ok(await isListening('127.0.0.1', port), `Azurite listens on ${port}`);
             const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/Chain?timeout=20&pollingInterval=1`, {
                 method: 'POST',
                 headers: { 'content-type': 'application/json' },
                 body: '["npm start"]',
             });
             assert.deepEqual(await res.json(), ['Hello npm start!']);
-            assert.ok(existsSync(data));
+            assert.ok(existsSync(join(data, '__azurite_db_table__.json')), 'Durable state written to the data folder');
         } finally {
             await host.stop();
-            rmSync(data, { recursive: true, force: true });
         }
-        assert.equal(await isListening('127.0.0.1', DEFAULT_PORTS.table), false, 'Azurite stopped with the host');
+        for (const port of ports) assert.equal(await isListening('127.0.0.1', port), false, `Azurite stopped with the host (port ${port})`);
+        rmSync(app, { recursive: true, force: true });
+    });
+
+    test('--azurite-ports must name three ports', async () => {
+        const app = appCopy('durable-app');
+        try {
+            await assert.rejects(
+                spawnHost({ app, storage: 'azure', azurite: true, args: ['--azurite-ports', '1,2'], env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }),
+                /--azurite-ports must be three port numbers/
+            );
+        } finally {
+            rmSync(app, { recursive: true, force: true });
+        }
     });
 
     test('the banner gives the MCP URL and a .vscode/mcp.json entry; a bad setting stops the app with its name', async () => {
-        const host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: 'bannertest' } });
+        const host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('banner') } });
         try {
             assert.match(host.stdout, new RegExp(`MCP endpoint: ${host.url}/api/mcp`));
             assert.match(host.stdout, /"servers": \{\s+"miningLocal": \{\s+"type": "http",\s+"url": "http:\/\/127\.0\.0\.1:\d+\/api\/mcp"/);
@@ -116,7 +152,7 @@ describe('the command line, as npm start runs it', () => {
             await host.stop();
         }
         await assert.rejects(
-            spawnHost({ app: repoRoot, env: { TASKHUB_NAME: 'bannertest', MAX_BLOCKS: 'many' } }),
+            spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('banner'), MAX_BLOCKS: 'many' } }),
             /MAX_BLOCKS must be a number/
         );
     });

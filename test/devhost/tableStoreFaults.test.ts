@@ -5,6 +5,7 @@ import { EventType, type HistoryEvent } from '../../devhost/durable/history';
 import { InstanceMissingError, type InstanceRecord } from '../../devhost/durable/store';
 import { TableStore } from '../../devhost/durable/tableStore';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { until } from '../support/until';
 
 /**
  * The Azure Tables store when storage comes back with older data or none (Azurite killed before it saved
@@ -23,7 +24,15 @@ before(async () => {
 after(async () => {
     await azurite?.stop();
 });
-const settle = () => new Promise((resolve) => setTimeout(resolve, RENEW_MS * 6));
+/** A lease row's state, or undefined while there is none. */
+async function readLease(table: TableClient): Promise<{ Owner: string; ExpiresAt: Date } | undefined> {
+    try {
+        return await table.getEntity<{ Owner: string; ExpiresAt: Date }>('$lease', 'lease');
+    } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+        throw error;
+    }
+}
 
 describe('the task hub lease under storage faults', () => {
     let store: TableStore;
@@ -45,24 +54,23 @@ describe('the task hub lease under storage faults', () => {
     test('a lease row rewritten with this host as owner (an older copy of it) is taken back', async () => {
         const { Owner, ExpiresAt } = await leaseRow();
         await table.updateEntity({ partitionKey: '$lease', rowKey: 'lease', Owner, ExpiresAt }, 'Replace');
-        await settle();
+        // Renewed again: a later expiry than the copy written back, by the same owner.
+        await until(async () => ((await readLease(table))?.ExpiresAt.getTime() ?? 0) > ExpiresAt.getTime(), 'the lease is renewed');
         assert.deepEqual(lost, []);
-        const after = await leaseRow();
-        assert.equal(after.Owner, Owner);
-        assert.ok(after.ExpiresAt.getTime() > ExpiresAt.getTime(), 'renewed again');
+        assert.equal((await leaseRow()).Owner, Owner);
     });
 
     test('a lease row that vanished is created again', async () => {
         const { Owner } = await leaseRow();
         await table.deleteEntity('$lease', 'lease');
-        await settle();
+        await until(async () => (await readLease(table)) !== undefined, 'the lease row is written again');
         assert.deepEqual(lost, []);
         assert.equal((await leaseRow()).Owner, Owner);
     });
 
     test('a lease row naming another owner means the lease is lost', async () => {
         await table.updateEntity({ partitionKey: '$lease', rowKey: 'lease', Owner: 'elsewhere:1', ExpiresAt: new Date(Date.now() + 15_000) }, 'Replace');
-        await settle();
+        await until(() => lost.length > 0, 'the lease is reported lost');
         assert.equal(lost.length, 1);
         assert.match(lost[0] ?? '', /taken by another host/);
     });

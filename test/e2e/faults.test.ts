@@ -55,8 +55,9 @@ describeOnEachBackend('faults: a storage outage in the middle of a run', (backen
         assert.equal(started.status, 'running');
         await app.azurite.restart(async () => {
             // Down until the backend has met the outage (the TypeScript engine: a commit that failed; the real
-            // extension: a storage call that failed), so the test proves something.
-            await app.host.waitForOutput(backend === 'ts' ? /failed; retrying/ : OUTAGE_SEEN_BY_EXTENSION, 60_000);
+            // extension: a storage call that failed), so the test proves something. The next commit comes when
+            // a block is mined: minutes, when other work starves the mining threads.
+            await app.host.waitForOutput(backend === 'ts' ? /failed; retrying/ : OUTAGE_SEEN_BY_EXTENSION, 300_000);
         });
         const done = await pollUntilDone(started.workflow_id).catch((error: unknown) => {
             const problems = app.host.stderr.split('\n').filter((line) => /\b(warning|error|critical) /.test(line));

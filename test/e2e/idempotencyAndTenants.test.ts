@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pollUntilDone as poll } from '../support/polling';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import type { SpawnedHost } from '../support/spawnHost';
+import { untilProcessIdle } from '../support/processIdle';
 
 /**
  * Retries and strangers, end to end: the SDK client over HTTP against the app on the local host with
@@ -118,10 +119,14 @@ describeOnEachBackend('idempotency keys and tenants end to end', (backend) => {
             assert.equal(statusOf(await call(stranger, 'get_mining_result', { workflow_id: id })).status, 'not_found');
             assert.equal(statusOf(await call(stranger, 'cancel_mining', { workflow_id: id })).status, 'not_found');
         }
-        // Bob's cancel did not touch it; Alice's does.
+        // Bob's cancel did not touch it; Alice's does (the end may show only after cancel_mining's short
+        // wait on a busy machine: it then answers running, and polling sees the end).
         assert.equal(statusOf(await call(alice, 'get_mining_result', { workflow_id: id })).status, 'running');
         const cancelled = statusOf(await call(alice, 'cancel_mining', { workflow_id: id }));
-        assert.equal(cancelled.status, 'failed');
+        assert.ok(cancelled.status === 'failed' || cancelled.status === 'running', JSON.stringify(cancelled));
+        assert.equal((await pollUntilDone(alice, id)).status, 'failed');
+        // Its activity stops mining within seconds of the end: leave the host idle for the tests after this one.
+        await untilProcessIdle(host.pid, 'the host after the cancel');
 
         // Keys are per tenant: the same key names different workflows for Alice and Bob.
         const a = statusOf(await call(alice, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'shared-key' }));

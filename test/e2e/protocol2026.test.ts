@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
+import { uniqueHubName } from '../support/testAzurite';
 
 /**
  * What a client of the 2026-07-28 revision gets from this server (built on SDK 1.32, whose newest
@@ -16,7 +17,7 @@ describe('a 2026-07-28 client (SDK v2, @modelcontextprotocol/client) against thi
 
     before(async () => {
         // Memory storage: this file is about the protocol handshake, not the Durable backend.
-        host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: 'protocol2026', WAIT_BUDGET_SECONDS: '5' } });
+        host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('protocol'), WAIT_BUDGET_SECONDS: '5' } });
         mcpUrl = new URL(`${host.url}/api/mcp`);
     });
     after(async () => {

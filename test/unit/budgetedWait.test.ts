@@ -32,10 +32,27 @@ describe('budgetedWait', () => {
 
     it('never sleeps past the budget and reports the last value as not final', async () => {
         const clock = new FakeClock();
-        const outcome = await budgetedWait({ read: async () => 'running', isFinal: () => false, budgetMs: 250, clock, backoff: BACKOFF });
+        // 230 is not a sum of whole pauses (10 + 20 + 40 + 80 = 150, + 100 = 250): the last pause is cut to fit.
+        const outcome = await budgetedWait({ read: async () => 'running', isFinal: () => false, budgetMs: 230, clock, backoff: BACKOFF });
         assert.deepEqual(outcome, { last: 'running', final: false });
-        assert.equal(clock.time, 250);
-        assert.deepEqual(clock.sleeps, [10, 20, 40, 80, 100]);
+        assert.equal(clock.time, 230);
+        assert.deepEqual(clock.sleeps, [10, 20, 40, 80, 80]);
+    });
+
+    it('gives a read only what is left of the budget', async () => {
+        const clock = new FakeClock();
+        let reads = 0;
+        // The first read answers at once; the second never does, and is abandoned when the budget ends.
+        const outcome = await budgetedWait({
+            read: () => (++reads === 1 ? Promise.resolve('running') : new Promise<string>(() => undefined)),
+            isFinal: () => false,
+            budgetMs: 100,
+            clock,
+            backoff: BACKOFF,
+        });
+        assert.deepEqual(outcome, { last: 'running', final: false });
+        assert.equal(clock.time, 100);
+        assert.deepEqual(clock.sleeps, [10, 90]);
     });
 
     it('abandons a read that would outlast the budget', async () => {

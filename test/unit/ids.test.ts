@@ -8,6 +8,7 @@ import {
     newWorkflowId,
 } from '../../src/workflow/ids';
 import { principalTenant, SHARED_TENANT } from '../../src/workflow/tenant';
+import { attackIds } from '../support/attackIds';
 
 describe('workflow ids', () => {
     it('new ids are well formed and distinct', () => {
@@ -52,5 +53,22 @@ describe('workflow ids', () => {
         for (const id of ['', 'x'.repeat(101), 'a/b', '../instances', 'a?b=c', 'a#b', 'a b', 'a%2F', 'a_b', 'a.b', 'é', 'a\n']) {
             assert.equal(isWellFormedWorkflowId(id), false, JSON.stringify(id));
         }
+    });
+
+    it("refuses ids that carry the caller's own valid prefix but reach for another tenant's workflow", () => {
+        const alice = principalTenant('aad', 'alice');
+        const bob = principalTenant('aad', 'bob');
+        const victim = newWorkflowId(alice);
+        for (const attacker of [SHARED_TENANT, bob]) {
+            const ids = attackIds(attacker.tag, victim);
+            for (const id of ids) {
+                assert.ok(id.startsWith(`${attacker.tag}-`), 'the prefix check alone would let it through');
+                assert.equal(isTenantWorkflowId(attacker, id), false, JSON.stringify(id));
+            }
+        }
+        // The longest id of the alphabet is still the caller's; one character more is not.
+        const longest = `shared-${'a'.repeat(WORKFLOW_ID_MAX_LENGTH - 'shared-'.length)}`;
+        assert.equal(isTenantWorkflowId(SHARED_TENANT, longest), true);
+        assert.equal(isTenantWorkflowId(SHARED_TENANT, `${longest}a`), false);
     });
 });

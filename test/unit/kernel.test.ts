@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { GENESIS, blockDigest, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
+import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
 import { MidstateScanner, firstWordMask } from '../../src/mining/midstateScan';
 import { scanRange, scanRangeNodeCrypto } from '../../src/mining/scan';
 import { IV, compress } from '../../src/mining/sha256';
@@ -105,9 +105,24 @@ describe('scanRange with the WebAssembly kernel', () => {
     });
 
     it('confirms deep difficulties beyond the first 32 bits with node:crypto', () => {
-        // At difficulty 40 the kernel's 32-bit check lets through nonces the full check refuses.
-        const nonce = 4_242;
-        const bits = leadingZeroBits(blockDigest(2, GENESIS, nonce));
-        assert.equal(scanRange(2, GENESIS, Math.max(bits + 1, 33), nonce, nonce + 1), undefined);
+        // A nonce whose digest starts with exactly 33 zero bits (found once with the search pool and checked
+        // here with node:crypto): the kernel's 32-bit check lets it through at every difficulty above 32, and
+        // only the full check of the digest can tell difficulty 33, which it meets, from 34, which it does not.
+        const nonce = 2_705_021_047;
+        assert.equal(blockHash(0, GENESIS, nonce), '000000006899305ccebbbc2084d81712b2860828c06fb2bdc87b0da68d7a2ca0');
+        assert.equal(leadingZeroBits(blockDigest(0, GENESIS, nonce)), 33);
+        // The kernel itself reports it as a hit at difficulty 34: what refuses it is scanRange's confirmation.
+        const scanner = MidstateScanner.create(Buffer.from(`0:${GENESIS}:`));
+        assert.ok(scanner !== undefined && scanner.prepare(Math.floor(nonce / 100)));
+        assert.equal(scanner.scanGroup(0, 100, firstWordMask(34)), nonce % 100);
+        assert.equal(scanRange(0, GENESIS, 32, nonce - 50, nonce + 50), nonce);
+        assert.equal(scanRange(0, GENESIS, 33, nonce - 50, nonce + 50), nonce);
+        for (const difficulty of [34, 40, 64, 256]) {
+            assert.equal(scanRange(0, GENESIS, difficulty, nonce - 50, nonce + 50), undefined, `difficulty ${difficulty}`);
+        }
+        // Any other nonce: a difficulty above 32 is refused by the kernel's own check already.
+        const other = 4_242;
+        const bits = leadingZeroBits(blockDigest(2, GENESIS, other));
+        assert.equal(scanRange(2, GENESIS, Math.max(bits + 1, 33), other, other + 1), undefined);
     });
 });

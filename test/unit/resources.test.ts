@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,22 +12,11 @@ import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/
 import { FakeClock, MemoryLog } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
 import { connectInMemory } from './helpers/inMemoryClient';
+import { longResult } from '../support/longResult';
 
 /** The workflow resource, resource links in answers, and results cut to MAX_RESULT_CHARS. */
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12', MAX_RESULT_CHARS: '1000' });
-
-/** A well-formed chain of `n` blocks (the output schema checks shapes, not the proof of work). */
-function longResult(n: number): MiningResult {
-    const blocks = [];
-    let previous = 'GENESIS';
-    for (let index = 0; index < n; index++) {
-        const hash = createHash('sha256').update(`${index}:${previous}`).digest('hex');
-        blocks.push({ index, previous_hash: previous, nonce: index * 7, hash });
-        previous = hash;
-    }
-    return { difficulty: 4, total_attempts: blocks.reduce((sum, b) => sum + b.nonce + 1, 0), elapsed_ms: 5, blocks };
-}
 
 function textOf(content: { text: string } | { blob: string } | undefined): string {
     assert.ok(content !== undefined && 'text' in content);

@@ -4,10 +4,12 @@ import { notFoundOnRead, notFoundOnTerminate, startOnRunningId } from './fakes';
 
 const RUNNING = ['Running', 'Pending', 'ContinuedAsNew', 'Suspended'];
 
+
 /**
  * A durable backend that keeps instances in a map: a started instance runs until a test changes it
- * (`set`), terminate ends it at once with the reason as its output, purge deletes an ended one, and list
- * queries answer as the real client does (ISO times, instanceId on each item).
+ * (`set`), terminate ends it (suspended or not) with the reason as its output, purge deletes an ended one
+ * and refuses one that has not ended, and list queries answer as the real client does (ISO times,
+ * instanceId on each item).
  *
  * Starts behave as on the real Durable extension's Azure Storage provider: the start first reads the
  * instance (a running one: HTTP 409), then queues its message and writes the instance row only if no
@@ -86,14 +88,17 @@ export class MemoryBackend implements WorkflowClient {
     async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {
         this.calls.push({ method: 'purgeInstanceHistory', args: [instanceId] });
         const found = this.instances.get(instanceId);
-        // The real extension purges a running instance too; a test that purges one has found a bug.
+        // The real extension refuses (412) a purge of an instance that has not ended; a test that asks for one has found a bug.
         if (found === undefined) return { instancesDeleted: 0 };
-        if (RUNNING.includes(found.runtimeStatus)) this.purgedWhileRunning.push(instanceId);
+        if (RUNNING.includes(found.runtimeStatus)) {
+            this.purgedWhileRunning.push(instanceId);
+            return { instancesDeleted: 0 };
+        }
         this.instances.delete(instanceId);
         return { instancesDeleted: 1 };
     }
 
-    /** Ids purged while they still ran (the real extension deletes them and a queued terminate goes astray). */
+    /** Ids whose purge was asked while they still ran (the real extension refuses it with 412). */
     readonly purgedWhileRunning: string[] = [];
 
     /** Changes an instance as the orchestration would. */

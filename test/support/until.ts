@@ -1,0 +1,18 @@
+/**
+ * Resolves once `condition` holds, checking every `everyMs`; rejects with `what` if it still does not after
+ * `timeoutMs`. For tests that wait on a state rather than sleeping a fixed time: give a deadline sized for a
+ * loaded two-core machine, since only a broken run ever reaches it.
+ */
+export async function until(
+    condition: () => boolean | Promise<boolean>,
+    what: string,
+    timeoutMs = 30_000,
+    everyMs = 10
+): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        if (await condition()) return;
+        if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms: ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+}
