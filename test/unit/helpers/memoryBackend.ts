@@ -2,8 +2,8 @@ import type { WorkflowClient } from '../../../src/workflow/client';
 import type { DurableStatusLike } from '../../../src/workflow/status';
 import { notFoundOnRead, notFoundOnTerminate, startOnRunningId } from './fakes';
 
+/** Statuses of an instance that has not ended: terminate ends it, purge refuses it. */
 const RUNNING = ['Running', 'Pending', 'ContinuedAsNew', 'Suspended'];
-
 
 /**
  * A durable backend that keeps instances in a map: a started instance runs until a test changes it
