@@ -228,10 +228,13 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
         assert.ok(unfinished.includes(started.workflow_id), 'running just before the kill');
         await host.kill();
         host = await host.restart();
-        // Proof that the kill came mid-run: the restarted host found every instance that ran just before the
-        // kill still unfinished (had this run ended in between, it would count one fewer).
-        const resumed = await host.waitForOutput(/Resumed \d+ unfinished orchestration/, 60_000);
-        assert.match(resumed, new RegExp(`Resumed ${unfinished.length} unfinished orchestration`), `expected ${unfinished.join(', ')}`);
+        // Proof that the kill came mid-run: the restarted TypeScript engine found every instance that ran just
+        // before the kill still unfinished (had this run ended in between, it would count one fewer). The real
+        // extension says nothing of the kind: there the proof is the status, read before the kill.
+        if (backend === 'ts') {
+            const resumed = await host.waitForOutput(/Resumed \d+ unfinished orchestration/, 60_000);
+            assert.match(resumed, new RegExp(`Resumed ${unfinished.length} unfinished orchestration`), `expected ${unfinished.join(', ')}`);
+        }
         const done = await pollUntilDone(await connect(), started.workflow_id);
         assert.equal(done.status, 'completed', JSON.stringify(done));
         assert.ok(done.result);

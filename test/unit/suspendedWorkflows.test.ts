@@ -57,16 +57,19 @@ describe('a suspended workflow', () => {
         assert.equal(backend.instances.get(id)?.runtimeStatus, 'Terminated');
     });
 
-    it('past its ttl it is ended and purged like a running one, and then unknown', async () => {
+    it('past its ttl it is ended like a running one, purged by a later read, and unknown to both', async () => {
         const backend = new MemoryBackend();
         const client = await connect(backend);
         const id = await suspendedTask(backend, client, 10_000);
         backend.now += 10_000;
-        await assert.rejects(client.experimental.tasks.getTask(id), (error: unknown) => error instanceof McpError && /Task not found/.test(error.message));
+        const notFound = (error: unknown) => error instanceof McpError && /Task not found/.test(error.message);
+        const writes = () => backend.calls.filter((c) => c.method === 'terminate' || c.method === 'purgeInstanceHistory').map((c) => c.method);
+        await assert.rejects(client.experimental.tasks.getTask(id), notFound);
+        // Not yet ended when it was read: terminated, never purged in the same breath.
+        assert.equal(backend.instances.get(id)?.runtimeStatus, 'Terminated');
+        assert.deepEqual(writes(), ['terminate']);
+        await assert.rejects(client.experimental.tasks.getTask(id), notFound);
         assert.equal(backend.instances.has(id), false, 'purged');
-        assert.deepEqual(
-            backend.calls.filter((c) => c.method === 'terminate' || c.method === 'purgeInstanceHistory').map((c) => c.method),
-            ['terminate', 'purgeInstanceHistory']
-        );
+        assert.deepEqual(writes(), ['terminate', 'purgeInstanceHistory']);
     });
 });
