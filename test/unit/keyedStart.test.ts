@@ -3,12 +3,11 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
 import { KEY_REUSED } from '../../src/mcp/tools/startMining';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { FakeClock, MemoryLog, startOnRunningId } from './helpers/fakes';
-import { connectInMemory } from './helpers/inMemoryClient';
+import { startOnRunningId } from './helpers/fakes';
+import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
 /**
@@ -26,11 +25,7 @@ after(async () => {
     await Promise.all(clients.map((c) => c.close()));
 });
 
-async function connect(backend: MemoryBackend) {
-    const server = buildMcpServer({ client: backend, config: CONFIG, log: new MemoryLog(), clock: new FakeClock(), tenant: SHARED_TENANT, wallNow: () => backend.now });
-    const { client } = await connectInMemory(server, clients);
-    return client;
-}
+const connect = (backend: MemoryBackend) => clientOnBackend(backend, CONFIG, clients);
 
 /** Holds every start until `count` of them have arrived, then lets them all go at once: a true race. */
 function raceStarts(backend: MemoryBackend, count: number): void {

@@ -3,11 +3,8 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
 import type { MiningResult } from '../../src/workflow/contracts';
-import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { FakeClock, MemoryLog } from './helpers/fakes';
-import { connectInMemory } from './helpers/inMemoryClient';
+import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 import { longResult } from '../support/longResult';
 
@@ -37,11 +34,7 @@ function completingBackend(): MemoryBackend {
     return backend;
 }
 
-async function connect(backend: MemoryBackend) {
-    const server = buildMcpServer({ client: backend, config: CONFIG, log: new MemoryLog(), clock: new FakeClock(), tenant: SHARED_TENANT, wallNow: () => backend.now });
-    const { client } = await connectInMemory(server, clients);
-    return client;
-}
+const connect = (backend: MemoryBackend) => clientOnBackend(backend, CONFIG, clients);
 
 /** The answer is within the bound, as text and as structured content, and says it was cut. */
 function assertBounded(result: CallToolResult, where: string): void {

@@ -3,10 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
-import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { FakeClock, MemoryLog } from './helpers/fakes';
-import { connectInMemory } from './helpers/inMemoryClient';
+import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
 /**
@@ -22,11 +19,7 @@ after(async () => {
     await Promise.all(clients.map((c) => c.close()));
 });
 
-async function connect(backend: MemoryBackend) {
-    const server = buildMcpServer({ client: backend, config: CONFIG, log: new MemoryLog(), clock: new FakeClock(), tenant: SHARED_TENANT, wallNow: () => backend.now });
-    const { client } = await connectInMemory(server, clients);
-    return client;
-}
+const connect = (backend: MemoryBackend) => clientOnBackend(backend, CONFIG, clients);
 
 async function suspendedTask(backend: MemoryBackend, client: Client, ttl?: number): Promise<string> {
     const { task } = await client.request(

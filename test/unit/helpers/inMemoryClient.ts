@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Config } from '../../../src/config';
+import { buildMcpServer } from '../../../src/mcp/server';
+import { SHARED_TENANT } from '../../../src/workflow/tenant';
+import { FakeClock, MemoryLog } from './fakes';
+import type { MemoryBackend } from './memoryBackend';
 
 /**
  * An SDK client connected to `server` over an in-memory pair, added to `clients` (for the test file to
@@ -15,4 +20,13 @@ export async function connectInMemory(server: McpServer, clients: Client[]) {
     clients.push(client);
     const { tools } = await client.listTools();
     return { client, tools };
+}
+
+/**
+ * The app's MCP server on `backend` (shared tenant, fake clock, the backend's own wall clock), with an SDK
+ * client connected to it in memory: what most tests of the tools and tasks start from.
+ */
+export async function clientOnBackend(backend: MemoryBackend, config: Config, clients: Client[]): Promise<Client> {
+    const server = buildMcpServer({ client: backend, config, log: new MemoryLog(), clock: new FakeClock(), tenant: SHARED_TENANT, wallNow: () => backend.now });
+    return (await connectInMemory(server, clients)).client;
 }
