@@ -110,7 +110,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         assert.deepEqual(kinds, ['taskCreated', 'taskStatus', 'result']);
         assert.ok(result);
         const id = (result.structuredContent as { workflow_id: string }).workflow_id;
-        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT });
+        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT, expected_attempts: 2 ** 8 });
         assert.equal(result.isError, false);
         assert.deepEqual(result.content[1], {
             type: 'resource_link',
@@ -190,7 +190,7 @@ describe('MCP Tasks: tasks/get and tasks/result from the Durable status', () => 
 
         const ok = (await tasks.getTaskResult(done, CallToolResultSchema)) as CallToolResult;
         assert.equal(ok.isError, false);
-        assert.deepEqual(ok.structuredContent, { status: 'completed', workflow_id: done, result: RESULT });
+        assert.deepEqual(ok.structuredContent, { status: 'completed', workflow_id: done, result: RESULT, expected_attempts: 4 * 2 ** 12 });
         assert.deepEqual(ok._meta, { 'io.modelcontextprotocol/related-task': { taskId: done } });
         // A failed workflow is a failed tool call: the same status object, flagged isError.
         const failed = (await tasks.getTaskResult(broken, CallToolResultSchema)) as CallToolResult;

@@ -8,6 +8,7 @@ import { progressReporter, type ToolExtra } from '../progress';
 import { progressMessage } from '../progressMessage';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
+import { admitStart, confirmStart, expectedAttempts, isWithdrawn, workCapError } from './workCaps';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
 import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
@@ -22,7 +23,11 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
         'If status is "running", call get_mining_result with the returned workflow_id after poll_after_seconds, ' +
         'and keep polling that way until status is "completed" or "failed". ' +
         'If status is "failed", do not poll; tell the user the `error`. ' +
-        'Each extra bit of difficulty doubles the expected work. ' +
+        'The expected work is blocks × 2^difficulty hashes, returned as expected_attempts: each extra bit of ' +
+        'difficulty doubles it (one more bit on 4 blocks at difficulty 28 adds 2^30, about a billion hashes), ' +
+        'and one more block adds 2^difficulty. ' +
+        'A call over the work limit, or while too many of your workflows run, is refused with an error that says ' +
+        'what to do (lower the work, wait, or cancel_mining one). ' +
         'Pass an idempotency_key when you may retry this call, so that a retry does not start the work twice.'
     );
 }
@@ -69,27 +74,36 @@ async function startOrFind(
     input: MineChainInput,
     idempotencyKey: string | undefined
 ): Promise<{ workflowId: string } | { error: string }> {
-    const { log, tenant } = deps;
+    const { log, tenant, config } = deps;
+    const tooMuch = workCapError(input.blocks, input.difficulty, config.maxWork);
+    if (tooMuch !== undefined) return { error: tooMuch };
     if (idempotencyKey === undefined) {
+        const refused = await admitStart(deps);
+        if (refused !== undefined) return { error: refused };
         const workflowId = newWorkflowId(tenant);
         try {
             await startNew(deps, workflowId, input);
-            return { workflowId };
         } catch (error) {
             log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
             return { error: START_REFUSED };
         }
+        const over = await confirmStart(deps, workflowId);
+        return over === undefined ? { workflowId } : { error: over };
     }
 
     const workflowId = keyedWorkflowId(tenant, idempotencyKey);
     const judge = (durable: DurableStatusLike) => (sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED });
     try {
         const found = await readDurableStatus(deps, workflowId);
-        if (found !== undefined) return judge(found);
+        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
+        if (found !== undefined && !isWithdrawn(found)) return judge(found);
     } catch (error) {
         log.error(`start_mining: status read for ${workflowId} failed`, error);
         return { error: BACKEND_UNAVAILABLE };
     }
+
+    const refused = await admitStart(deps);
+    if (refused !== undefined) return { error: refused };
 
     let startError: unknown;
     try {
@@ -100,7 +114,12 @@ async function startOrFind(
     }
     // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
     const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
-    if (stored !== undefined) return judge(stored);
+    if (stored !== undefined) {
+        const judged = judge(stored);
+        if ('error' in judged) return judged;
+        const over = await confirmStart(deps, workflowId);
+        return over === undefined ? judged : { error: over };
+    }
     if (startError !== undefined) {
         log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
         return { error: START_REFUSED };
@@ -238,7 +257,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
                 outcome.last === undefined
                     ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
                     : toWorkflowStatus(workflowId, outcome.last, options);
-            return statusResult(status, config.maxResultChars);
+            return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
         });
     }
 
@@ -255,7 +274,9 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             log.warn(`start_mining: task read for ${workflowId} failed`, error);
             return null;
         });
-        if (task !== null) return { task };
+        // What the run costs, in the answer that commits it (a Task has no field of its own for it).
+        const cost = { expected_attempts: expectedAttempts(blocks, difficulty) };
+        if (task !== null) return { task, _meta: cost };
         // ...or, right after the start, as it was started: the workflow exists, so the task does.
         const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
         const working: Task = {
@@ -267,7 +288,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             pollInterval: config.pollAfterSeconds * 1000,
             statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
         };
-        return { task: working };
+        return { task: working, _meta: cost };
     }
 
     server.experimental.tasks.registerToolTask(
