@@ -1,8 +1,9 @@
 /**
- * Polls until a value is final or a time budget runs out, quickly at first and then backing off,
- * so that a workflow ending in 50 ms is seen within about 100 ms. The pause stops growing at 100 ms:
- * the end of a longer run is then seen about 50 ms late on average (BENCHMARKS.md, completion-detection
- * lag), for about ten status reads a second while a call waits (one small read each; the budget bounds them).
+ * Polls until a value is final or a time budget runs out, quickly at first and then backing off: each
+ * status read is a storage transaction (or a scheduler request) in Azure, so a wait spends few. The pauses
+ * grow by 1.4 from 10 ms and stop growing at 800 ms: a run that ends within 2 s (most inline answers) is
+ * seen a few tens of ms late, a longer one about 400 ms late on average, and a 20 s wait makes about 35
+ * reads instead of the 200 that a steady 100 ms would (bench/statusReads.ts measures both).
  * The budget is a hard limit: no sleep and no read runs past it.
  */
 
@@ -36,7 +37,10 @@ export interface BackoffOptions {
     maxDelayMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.5, maxDelayMs: 100 };
+export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.4, maxDelayMs: 800 };
+
+/** The most status reads DEFAULT_BACKOFF may make in a 20 s wait (held by a unit test). */
+export const MAX_READS_PER_20_S = 40;
 
 export interface BudgetedWaitOptions<T> {
     /** One read; undefined means "nothing to report yet". A read that throws counts as undefined. */

@@ -54,10 +54,12 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         });
         const text = await response.text();
         const line = text.split('\n').find((l) => l.startsWith('data: '));
-        const message = JSON.parse(line === undefined ? text : line.slice(6)) as {
-            result?: { isError?: boolean; task?: unknown };
-            error?: unknown;
-        };
+        let message: { result?: { isError?: boolean }; error?: unknown } = {};
+        try {
+            message = JSON.parse(line === undefined ? text : line.slice(6)) as typeof message;
+        } catch {
+            // Not JSON-RPC (a host's plain-text error): neither accepted nor the cap's refusal.
+        }
         const accepted = message.result !== undefined && message.result.isError !== true;
         return { http: response.status, accepted, asTask: params.task !== undefined, text };
     }
@@ -97,7 +99,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         assert.equal(bobs.accepted, true, bobs.text);
         assert.equal(answers.length, ATTEMPTS);
         const serverErrors = answers.filter((a) => a.http >= 500);
-        assert.deepEqual(serverErrors.slice(0, 3), [], `${serverErrors.length} answers were 5xx`);
+        assert.deepEqual(serverErrors.slice(0, 3).map((a) => `${a.http} ${a.text.slice(0, 200)}`), [], `${serverErrors.length} answers were 5xx`);
         const accepted = answers.filter((a) => a.accepted);
         assert.ok(accepted.length >= 1 && accepted.length <= CAP, `${accepted.length} of ${ATTEMPTS} starts accepted`);
         // A plain call's refusal is a tool error naming the cap. SDK 1.32 answers a task-creation tool error with

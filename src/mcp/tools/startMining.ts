@@ -57,6 +57,15 @@ const START_UNCONFIRMED =
 export const KEYED_START_CHECK_MS = 5_000;
 
 /**
+ * A workflow this call may hand out; when the call started it, `confirmation` settles with the cap's
+ * refusal if the workflow had to be withdrawn (workCaps.ts, confirmStart), else with undefined.
+ */
+interface Started {
+    workflowId: string;
+    confirmation?: Promise<string | undefined>;
+}
+
+/**
  * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
  * one workflow id per tenant, so a retry reads that id first and compares the arguments it was started
  * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
@@ -73,7 +82,7 @@ async function startOrFind(
     deps: ToolDeps,
     input: MineChainInput,
     idempotencyKey: string | undefined
-): Promise<{ workflowId: string } | { error: string }> {
+): Promise<Started | { error: string }> {
     const { log, tenant, config } = deps;
     const tooMuch = workCapError(input.blocks, input.difficulty, config.maxWork);
     if (tooMuch !== undefined) return { error: tooMuch };
@@ -87,8 +96,7 @@ async function startOrFind(
             log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
             return { error: START_REFUSED };
         }
-        const over = await confirmStart(deps, workflowId);
-        return over === undefined ? { workflowId } : { error: over };
+        return { workflowId, confirmation: confirmStart(deps, workflowId) };
     }
 
     const workflowId = keyedWorkflowId(tenant, idempotencyKey);
@@ -116,9 +124,7 @@ async function startOrFind(
     const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
     if (stored !== undefined) {
         const judged = judge(stored);
-        if ('error' in judged) return judged;
-        const over = await confirmStart(deps, workflowId);
-        return over === undefined ? judged : { error: over };
+        return 'error' in judged ? judged : { workflowId, confirmation: confirmStart(deps, workflowId) };
     }
     if (startError !== undefined) {
         log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
@@ -228,6 +234,14 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             const started = await startOrFind(deps, input, idempotency_key);
             if ('error' in started) return toolError(started.error);
             const { workflowId } = started;
+            // The cap's second look runs during the wait; a withdrawal ends the wait.
+            const withdrawn = new AbortController();
+            let refusal: string | undefined;
+            const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
+                refusal = answer;
+                if (answer !== undefined) withdrawn.abort();
+            });
+            const signal = extra.signal === undefined ? withdrawn.signal : AbortSignal.any([extra.signal, withdrawn.signal]);
 
             const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
             const report = progressReporter(extra, log);
@@ -249,9 +263,12 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
                 },
                 // The budget covers the whole call, the start request included.
                 budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
-                signal: extra.signal,
+                signal,
                 clock,
             });
+            await confirmed;
+            // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
+            if (refusal !== undefined && !outcome.final) return toolError(refusal);
 
             const status =
                 outcome.last === undefined
@@ -268,6 +285,8 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
         const started = await startOrFind(deps, input, idempotency_key);
         // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
         if ('error' in started) throw new Error(started.error);
+        const refusal = await started.confirmation;
+        if (refusal !== undefined) throw new Error(refusal);
         const { workflowId } = started;
         // The task as the backend sees it (a keyed call may find one that already ended)...
         const task = await taskStore.getTask(workflowId).catch((error: unknown) => {

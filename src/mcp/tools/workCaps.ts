@@ -1,5 +1,7 @@
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
+import { systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
+import { timeMs } from '../../workflow/expiry';
 import type { DurableStatusLike } from '../../workflow/status';
 
 /**
@@ -8,12 +10,14 @@ import type { DurableStatusLike } from '../../workflow/status';
  * workflows at once. Running workflows are counted by listing the tenant's instances by id prefix on the
  * Durable management API (every workflow id starts with its tenant's tag, ids.ts).
  *
- * Racing starts: a start counts first (refused at the cap), starts, then counts again and withdraws its
- * own workflow (terminates it, and refuses the call) if it sees more than the cap running. Every start
- * writes its instance before its second count, so of any set of starts that all stay, the one whose second
- * count came last saw all of them: no more than the cap stay. Until a withdrawn workflow's terminate is
- * applied (the real extension applies it when it next polls the control queue, within about 2 s), it still
- * runs and still counts: that is the overshoot, and a burst over the cap may see all of its starts refused.
+ * Racing starts: a start counts first (refused at the cap), starts, and SETTLE_MS later lists the tenant's
+ * running workflows again, ranked by creation time (then id). It keeps its workflow only if fewer than the
+ * cap rank before it; otherwise it withdraws it (terminates it) and refuses the call. Ranks are the same for
+ * every caller, so of any set of racing starts the first ones by creation time stay, never more than the
+ * cap, provided that every start's instance is visible SETTLE_MS after its creation time (a backend write
+ * and the clock skew between the app's instances take far less). The overshoot: a withdrawn workflow runs,
+ * and counts, until its terminate is applied (the real extension applies it when it next polls the
+ * control queue, within about 2 s), and its first MineBlock until the end watch sees that (2 s more).
  */
 
 /** The runtime statuses that count as running (MineChain never continues as new; suspended holds no CPU). */
@@ -23,6 +27,9 @@ export const ACTIVE_STATUSES = ['Running', 'Pending', 'ContinuedAsNew'] as const
 export const COUNT_MAX_PAGES = 20;
 /** …or after this long, whichever comes first. */
 export const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
+
+/** How long after its start a start ranks itself among the tenant's running workflows. */
+export const SETTLE_MS = 1000;
 
 /** The reason a withdrawn workflow is terminated with. */
 export const CAP_MARKER = 'max_active_workflows';
@@ -72,10 +79,18 @@ export const COUNT_FAILED =
  * refuses the start (a cap that cannot be checked is not waved through).
  */
 export async function countActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<number> {
+    return (await listActiveWorkflows(deps, stopAt)).size;
+}
+
+/**
+ * The tenant's running workflows (id → creation time in ms), all of them or the first `stopAt` found.
+ * Bounded in pages (COUNT_MAX_PAGES of 100) and in time; rejects when the bounds cut it short.
+ */
+async function listActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<Map<string, number>> {
     const stop = new AbortController();
     const work = (async () => {
         const prefix = `${deps.tenant.tag}-`;
-        const seen = new Set<string>();
+        const seen = new Map<string, number>();
         let continuationToken: string | undefined;
         for (let page = 0; page < COUNT_MAX_PAGES; page++) {
             const answer = await deps.client.listInstances(
@@ -84,11 +99,12 @@ export async function countActiveWorkflows(deps: ToolDeps, stopAt: number): Prom
             );
             for (const instance of answer.instances) {
                 // The backend filters; this holds the count to the tenant's own, whatever it answers.
-                if (instance.instanceId?.startsWith(prefix) && isActive(instance)) seen.add(instance.instanceId);
+                const id = instance.instanceId;
+                if (id?.startsWith(prefix) && isActive(instance)) seen.set(id, timeMs(instance.createdTime) ?? Number.MAX_SAFE_INTEGER);
             }
-            if (seen.size >= stopAt) return stopAt;
+            if (seen.size >= stopAt) return seen;
             continuationToken = answer.continuationToken;
-            if (continuationToken === undefined) return seen.size;
+            if (continuationToken === undefined) return seen;
         }
         throw new Error(`the count of running workflows took more than ${COUNT_MAX_PAGES} pages`);
     })();
@@ -123,19 +139,28 @@ export async function admitStart(deps: ToolDeps): Promise<string | undefined> {
 }
 
 /**
- * After a start: counts again and, over the cap, withdraws `workflowId` (terminates it) and answers the
- * refusal. A failed count keeps the workflow (it passed the first count; the next start counts it).
+ * After a start: SETTLE_MS later, ranks `workflowId` among the tenant's running workflows and, if the cap
+ * or more rank before it, withdraws it (terminates it) and answers the refusal. A failed listing keeps the
+ * workflow (it passed the first count; the next start counts it).
  */
 export async function confirmStart(deps: ToolDeps, workflowId: string): Promise<string | undefined> {
     const cap = deps.config.maxActiveWorkflows;
-    let count: number;
+    await (deps.clock ?? systemClock).sleep(SETTLE_MS);
+    let active: Map<string, number>;
     try {
-        count = await countActiveWorkflows(deps, cap + 1);
+        active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
     } catch (error) {
         deps.log.warn(`start_mining: the second count for ${workflowId} failed; the workflow stays`, error);
         return undefined;
     }
-    if (count <= cap) return undefined;
+    if (active.size <= cap) return undefined;
+    // Not visible (it ended already, or the backend is slow to show it): it ranks last.
+    const mine = active.get(workflowId) ?? Number.MAX_SAFE_INTEGER;
+    let before = 0;
+    for (const [id, created] of active) {
+        if (id !== workflowId && (created < mine || (created === mine && id < workflowId))) before++;
+    }
+    if (before < cap) return undefined;
     try {
         await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
     } catch (error) {
