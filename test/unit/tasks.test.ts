@@ -295,7 +295,7 @@ describe('MCP Tasks: ttl', () => {
 });
 
 describe('MCP Tasks: tasks/list', () => {
-    it("lists only the caller's unexpired tasks, newest first, in pages with a cursor", async () => {
+    it("lists only the caller's unexpired tasks, in the backend's order, in pages with a cursor", async () => {
         const backend = new MemoryBackend();
         const alice = await connect(backend, ALICE);
         const base = backend.now - 3_600_000;
@@ -311,7 +311,7 @@ describe('MCP Tasks: tasks/list', () => {
         const second = await alice.tasks.listTasks(first.nextCursor);
         assert.equal(second.nextCursor, undefined);
         const listed = [...first.tasks, ...second.tasks].map((t) => t.taskId);
-        assert.deepEqual(listed, [...mine].reverse());
+        assert.deepEqual(listed, mine);
         await rejectsWith(alice.tasks.listTasks('not-a-cursor'), -32602, /Invalid cursor/);
     });
 });
