@@ -1,14 +1,15 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { getConfig } from '../config';
-import { MINE_BLOCK } from '../workflow/contracts';
+import { DIFFICULTY_LIMIT, MINE_BLOCK } from '../workflow/contracts';
 import { watchForEnd, type EndWatch } from '../workflow/endWatch';
 import { mineBlockActivity } from '../workflow/mineBlock';
 
 /** How often a running MineBlock checks whether its orchestration has ended (cancel_mining). */
 const END_WATCH_INTERVAL_MS = 2000;
 
-const mineBlock = mineBlockActivity(getConfig().maxDifficulty);
+// The hashing rule's own bound, not MAX_DIFFICULTY: a redeploy that lowers the setting must not fail the
+// ranges of workflows already running (start_mining holds new work to the setting).
+const mineBlock = mineBlockActivity(DIFFICULTY_LIMIT);
 
 /** Watches the calling orchestration through the durable client binding, when the host provides one. */
 function watchOrchestration(context: InvocationContext): EndWatch | undefined {

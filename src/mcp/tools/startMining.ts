@@ -11,7 +11,7 @@ import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { admitStart, confirmStart, expectedAttempts, isWithdrawn, workCapError } from './workCaps';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
-import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
+import { MINE_CHAIN, NONCE_RANGE_SIZE, type MineChainInput } from '../../workflow/contracts';
 import { keyedWorkflowId, newWorkflowId } from '../../workflow/ids';
 import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
@@ -230,7 +230,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
         return guarded('start_mining', log, async () => {
             const clock = deps.clock ?? systemClock;
             const calledAt = clock.now();
-            const input: MineChainInput = { difficulty, blocks };
+            const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
             const started = await startOrFind(deps, input, idempotency_key);
             if ('error' in started) return toolError(started.error);
             const { workflowId } = started;
@@ -281,7 +281,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
     async function createTask(args: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
         const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
         const ttl = requestedTtlMs(extra.taskRequestedTtl);
-        const input: MineChainInput = ttl === undefined ? { difficulty, blocks } : { difficulty, blocks, task_ttl_ms: ttl };
+        const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
         const started = await startOrFind(deps, input, idempotency_key);
         // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
         if ('error' in started) throw new Error(started.error);
