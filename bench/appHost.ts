@@ -18,7 +18,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<BenchA
         app: repoRoot,
         storage: 'memory',
         args: ['--log-level', 'warning'],
-        env: { TASKHUB_NAME: uniqueHubName('bench'), ...env },
+        // The benchmarks measure the server, not the caps per caller (every bench client is the shared tenant).
+        env: { TASKHUB_NAME: uniqueHubName('bench'), MAX_ACTIVE_WORKFLOWS: '1000', ...env },
     });
     const mcp = new McpHttp(`${host.url}/api/mcp`);
     return {

@@ -88,9 +88,12 @@ async function measure(backend: Backend, opts: BenchOptions): Promise<Row[]> {
             for (const difficulty of difficulties) {
                 for (const blocks of blockCounts) {
                     const run = await start(difficulty, blocks);
-                    const waited = await waitCounting(client, run.id, backoff, 20_000);
+                    // A longer budget than the tool's, so that a run slowed by a busy machine is still measured.
+                    const waited = await waitCounting(client, run.id, backoff, 60_000);
                     const output = waited.outcome.last?.output as { elapsed_ms?: number } | undefined;
-                    if (!waited.outcome.final || typeof output?.elapsed_ms !== 'number') throw new Error(`${run.id} did not complete within 20 s`);
+                    if (!waited.outcome.final || typeof output?.elapsed_ms !== 'number') {
+                        throw new Error(`[${backend}] ${run.id} (difficulty ${difficulty}, ${blocks} blocks) did not complete within 60 s`);
+                    }
                     lags.push(waited.seenAt - (run.sent + output.elapsed_ms));
                     reads.push(waited.reads);
                 }
