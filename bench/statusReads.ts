@@ -23,7 +23,11 @@ import { formatMs, percentile } from './stats';
 const OLD_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.5, maxDelayMs: 100 };
 const SCHEDULES: ReadonlyArray<readonly [string, BackoffOptions]> = [
     ['old (10 ms × 1.5, up to 100 ms)', OLD_BACKOFF],
-    [`new (${DEFAULT_BACKOFF.firstDelayMs} ms × ${DEFAULT_BACKOFF.factor}, up to ${DEFAULT_BACKOFF.maxDelayMs} ms)`, DEFAULT_BACKOFF],
+    [
+        `new (${DEFAULT_BACKOFF.firstDelayMs} ms × ${DEFAULT_BACKOFF.factor}, up to ${DEFAULT_BACKOFF.maxDelayMs} ms, ` +
+            `after ${(DEFAULT_BACKOFF.later?.afterMs ?? 0) / 1000} s up to ${DEFAULT_BACKOFF.later?.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs} ms)`,
+        DEFAULT_BACKOFF,
+    ],
 ];
 const TARGET_P50_MS = 150;
 const TARGET_READS_20_S = 40;
