@@ -15,8 +15,11 @@ export interface BenchApp {
     stop(): Promise<void>;
 }
 
+/** The benchmarks measure the server, not the caps per caller (every bench client is the shared tenant). */
+const UNCAPPED = { MAX_ACTIVE_WORKFLOWS: '1000' };
+
 export function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
-    return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...env } });
+    return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...UNCAPPED, ...env } });
 }
 
 /** The app on one Durable backend, with its state in the Azurite at `connectionString` (a task hub of its own). */
@@ -24,7 +27,7 @@ export function startAppOn(backend: Backend, connectionString: string, env: Reco
     return startAppWith({
         storage: 'azure',
         durable: backend,
-        env: { AzureWebJobsStorage: connectionString, TASKHUB_NAME: uniqueHubName(`bench${backend}`), ...env },
+        env: { AzureWebJobsStorage: connectionString, TASKHUB_NAME: uniqueHubName(`bench${backend}`), ...UNCAPPED, ...env },
     });
 }
 

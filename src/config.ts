@@ -15,6 +15,9 @@ export const SETTING_NAMES = [
     'MAX_BLOCKS',
     'TASKHUB_NAME',
     'MAX_RESULT_CHARS',
+    'MAX_ACTIVE_WORKFLOWS',
+    'MAX_WORK',
+    'ALLOWED_ORIGINS',
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -36,6 +39,28 @@ export interface Config {
     taskHubName: string;
     /** Longest status JSON a tool answers with; a longer result is cut to fit and marked truncated. */
     maxResultChars: number;
+    /** Most workflows one tenant may have running at once (counted in the durable backend). */
+    maxActiveWorkflows: number;
+    /** Most expected attempts (blocks × 2^difficulty) one start_mining call may commit. */
+    maxWork: number;
+    /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
+    allowedOrigins: readonly string[];
+}
+
+/** The default MAX_WORK: 2^34 expected attempts, about an hour of one 2-vCPU instance at 5 MH/s (BENCHMARKS.md). */
+export const DEFAULT_MAX_WORK = 2 ** 34;
+
+/** `https://host[:port]` or `http://…`, as a browser sends it in Origin: lowercase, no path. */
+export function normalizeOrigin(text: string): string | undefined {
+    let url: URL;
+    try {
+        url = new URL(text.trim());
+    } catch {
+        return undefined;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+    if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return undefined;
+    return url.origin.toLowerCase();
 }
 
 /** An unset or blank variable takes the default. */
@@ -68,6 +93,22 @@ const settingsSchema = z
             .regex(/^[A-Za-z][A-Za-z0-9]{2,44}$/, 'must be 3 to 45 letters and digits, starting with a letter'),
         // At least room for a completed status with no blocks; 20000 is below every client limit known (seed 002).
         MAX_RESULT_CHARS: integer(1000, 1_000_000, 20_000),
+        MAX_ACTIVE_WORKFLOWS: integer(1, 1000, 5),
+        MAX_WORK: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_WORK),
+        // Comma-separated origins, e.g. "https://app.example,http://localhost:6274"; blank for none.
+        ALLOWED_ORIGINS: z.preprocess(
+            (value) => (typeof value === 'string' ? value : ''),
+            z
+                .string()
+                .transform((text) => text.split(',').map((part) => part.trim()).filter((part) => part !== ''))
+                .pipe(
+                    z.array(
+                        z.string().refine((origin) => normalizeOrigin(origin) !== undefined, {
+                            message: 'must list origins such as https://app.example or http://localhost:6274, separated by commas',
+                        })
+                    )
+                )
+        ),
     })
     .superRefine((s, ctx) => {
         if (s.DEFAULT_DIFFICULTY > s.MAX_DIFFICULTY) {
@@ -121,6 +162,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxBlocks: s.MAX_BLOCKS,
         taskHubName: s.TASKHUB_NAME,
         maxResultChars: s.MAX_RESULT_CHARS,
+        maxActiveWorkflows: s.MAX_ACTIVE_WORKFLOWS,
+        maxWork: s.MAX_WORK,
+        allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
     };
 }
 

@@ -68,6 +68,11 @@ var appSettings = {
   MAX_BLOCKS: '16'
   // Longest status JSON a tool answers with; the whole result stays readable as a resource.
   MAX_RESULT_CHARS: '20000'
+  // Work caps per caller (tenant): running workflows at once, and expected attempts (blocks x 2^difficulty) per call.
+  MAX_ACTIVE_WORKFLOWS: '5'
+  MAX_WORK: '17179869184'
+  // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
+  ALLOWED_ORIGINS: ''
 }
 
 // Always-ready instances are billed while idle, so none unless asked for.

@@ -4,6 +4,7 @@ import { getConfig } from '../config';
 import { callerTenant, isPlatformAuthEnabled } from '../mcp/caller';
 import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
 import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
+import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/originCheck';
 import { buildMcpServer } from '../mcp/server';
 import type { WorkflowClient } from '../workflow/client';
 import { ManagementApiClient } from '../workflow/managementClient';
@@ -17,6 +18,13 @@ app.setup({ enableHttpStream: true });
 const config = getConfig();
 // Set by the platform, not by the app: whether App Service Authentication validates callers.
 const platformAuthEnabled = isPlatformAuthEnabled();
+/**
+ * The app's own host name as the platform gives it: Azure, func start and the local host all set
+ * WEBSITE_HOSTNAME (the local host only once it listens, after the app has loaded: so read per request).
+ */
+function originPolicy(): OriginPolicy {
+    return { ownHost: process.env.WEBSITE_HOSTNAME || undefined, allowedOrigins: config.allowedOrigins };
+}
 
 const clientInput = df.input.durableClient();
 const clients = new Map<string, WorkflowClient>();
@@ -42,6 +50,12 @@ function durableClient(context: InvocationContext): WorkflowClient {
 export async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
     try {
         const webRequest = toWebRequest(request);
+        // Before anything else: a page of another origin (or a rebound host name) gets nothing but the 403.
+        const refusal = checkOrigin(webRequest.headers, webRequest.url, originPolicy());
+        if (refusal !== undefined) {
+            await webRequest.body?.cancel().catch(() => undefined);
+            return toResponseInit(forbidden(refusal));
+        }
         const tenant = callerTenant(webRequest.headers, platformAuthEnabled);
         const buildServer = () => buildMcpServer({ client: durableClient(context), config, log: context, tenant });
         return toResponseInit(await serveMcpRequest(webRequest, buildServer, context));

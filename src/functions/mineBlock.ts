@@ -1,36 +1,46 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { getConfig } from '../config';
-import { MINE_BLOCK } from '../workflow/contracts';
+import { DIFFICULTY_LIMIT, MINE_BLOCK } from '../workflow/contracts';
 import { watchForEnd, type EndWatch } from '../workflow/endWatch';
+import { ManagementApiClient } from '../workflow/managementClient';
 import { mineBlockActivity } from '../workflow/mineBlock';
 
 /** How often a running MineBlock checks whether its orchestration has ended (cancel_mining). */
 const END_WATCH_INTERVAL_MS = 2000;
 
-const mineBlock = mineBlockActivity(getConfig().maxDifficulty);
+// The hashing rule's own bound, not MAX_DIFFICULTY: a redeploy that lowers the setting must not fail the
+// ranges of workflows already running (start_mining holds new work to the setting).
+const mineBlock = mineBlockActivity(DIFFICULTY_LIMIT);
 
-/** Watches the calling orchestration through the durable client binding, when the host provides one. */
+const clientInput = df.input.durableClient();
+
+/**
+ * Watches the calling orchestration through the durable client binding, when the host provides one, with
+ * the app's management API client: its errors carry the HTTP status, so a purged instance (404) ends the watch.
+ */
 function watchOrchestration(context: InvocationContext): EndWatch | undefined {
     const instanceId = context.triggerMetadata?.instanceId;
     if (typeof instanceId !== 'string') return undefined;
-    let client: df.DurableClient;
+    let client: ManagementApiClient;
     try {
-        client = df.getClient(context);
+        client = new ManagementApiClient(context.extraInputs.get(clientInput));
     } catch (error) {
         // Only an optimisation: without a client the block is still mined, just not stopped early.
         context.warn('MineBlock: no durable client binding, so a cancelled workflow cannot stop this search early', error);
         return undefined;
     }
-    return watchForEnd(async () => (await client.getStatus(instanceId)).runtimeStatus, END_WATCH_INTERVAL_MS);
+    return watchForEnd(async () => (await client.getStatus(instanceId, { showInput: false })).runtimeStatus, END_WATCH_INTERVAL_MS);
 }
 
 df.app.activity(MINE_BLOCK, {
-    extraInputs: [df.input.durableClient()],
+    extraInputs: [clientInput],
     handler: async (input: unknown, context: InvocationContext) => {
         const watch = watchOrchestration(context);
         try {
-            return await mineBlock(input, watch?.signal);
+            const answer = await mineBlock(input, watch?.signal);
+            // Information, not a failure: monitoring counts failures, and a cancelled run is none.
+            if (watch?.signal.aborted && !answer.found) context.log('MineBlock: the search stopped early because its workflow has ended (cancelled, or purged)');
+            return answer;
         } finally {
             watch?.stop();
         }

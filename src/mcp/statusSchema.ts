@@ -45,8 +45,18 @@ export function statusOutputSchema<const S extends readonly [StatusName, ...Stat
 
 /** Every status: get_mining_result and cancel_mining. */
 export const anyStatusSchema = statusOutputSchema(ALL_STATUSES);
-/** start_mining just created the workflow, so it is never not_found. */
-export const startStatusSchema = statusOutputSchema(['completed', 'running', 'failed']);
+/**
+ * start_mining just created the workflow, so it is never not_found; and it says what it committed.
+ * Only its answer carries expected_attempts: the status objects of the other tools stay small.
+ */
+export const startStatusSchema = statusOutputSchema(['completed', 'running', 'failed']).extend({
+    expected_attempts: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('Always set by start_mining and tasks/result: the work the call started: blocks × 2^difficulty expected hash attempts (one more bit of difficulty doubles it).'),
+});
 
 /**
  * The tool result: the status as structuredContent and, for clients that ignore that, as JSON text,

@@ -17,10 +17,34 @@ export interface WorkflowClient {
      */
     getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]>;
     /**
+     * One page of the instances whose id starts with `query.instanceIdPrefix` (the management API's
+     * `instances/?instanceIdPrefix=…&top=…` query, its `x-ms-continuation-token` header for the next page).
+     * A page may hold fewer than `top` instances, even none, and still have a next page.
+     */
+    listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage>;
+    /**
      * Deletes an instance's history; an unknown one is left as it is. The real extension deletes a running
      * instance too (and a terminate queued for it can then turn into a poison message): purge ended ones only.
      */
     purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }>;
+}
+
+export interface InstanceQuery {
+    instanceIdPrefix: string;
+    /** At most this many per page. */
+    top: number;
+    /** Only instances in these runtime statuses (e.g. Running, Pending); all when absent. */
+    runtimeStatus?: readonly string[];
+    createdTimeFrom?: Date;
+    showInput?: boolean;
+    /** The token of the page before, as the backend gave it. */
+    continuationToken?: string;
+}
+
+export interface InstancePage {
+    instances: DurableStatusLike[];
+    /** Absent on the last page. */
+    continuationToken?: string;
 }
 
 export { isNotFoundError } from './durableHttpError';

@@ -29,10 +29,19 @@ export const miningResultSchema = z.object({
 });
 export type MiningResult = z.infer<typeof miningResultSchema>;
 
-/** MineChain's input. Difficulty is checked by MineBlock, which owns the hashing rule. */
+/**
+ * MineChain's input. Difficulty is checked by MineBlock, which owns the hashing rule. Everything a run's
+ * replay depends on travels here or is a fixed constant, never a setting: a redeploy with other
+ * MAX_BLOCKS, MAX_DIFFICULTY (or another NONCE_RANGE_SIZE) must not change or fail a running workflow.
+ */
 export interface MineChainInput {
     difficulty: number;
     blocks: number;
+    /**
+     * Nonces per MineBlock call, as the workflow was started with. Absent in the input of workflows
+     * started before it was recorded: they ran with LEGACY_RANGE_SIZE.
+     */
+    range_size?: number;
     /**
      * The lifetime an MCP task asked for, in ms from the instance's creation; absent for no limit. Kept in
      * the input because the backend keeps the input as long as the instance, on every instance that reads it.
@@ -55,6 +64,16 @@ export type Progress = z.infer<typeof progressSchema>;
  * ranges add orchestration round trips and history (an average difficulty-32 block takes 32 calls).
  */
 export const NONCE_RANGE_SIZE = 2 ** 27;
+
+/** The range size of workflows whose input does not say (started before `range_size` was recorded). */
+export const LEGACY_RANGE_SIZE = 2 ** 27;
+
+/**
+ * The bounds the orchestration and the activity hold inputs to: the hard limits of the settings
+ * (src/config.ts), fixed, so that lowering MAX_BLOCKS or MAX_DIFFICULTY only limits new work.
+ */
+export const BLOCKS_LIMIT = 1000;
+export const DIFFICULTY_LIMIT = 64;
 
 /** One MineBlock call: search block `index` for the smallest nonce in [start, end). */
 export interface MineBlockInput {

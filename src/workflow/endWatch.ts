@@ -1,3 +1,4 @@
+import { isNotFoundError } from './durableHttpError';
 import { isTerminal } from './status';
 
 /**
@@ -14,9 +15,10 @@ export interface EndWatch {
 }
 
 /**
- * Reads the orchestration's runtime status every `intervalMs` until stopped. `read` may reject or
- * answer undefined (unknown instance): the watch simply keeps going, because stopping real work on
- * a guess would be worse than a little wasted CPU.
+ * Reads the orchestration's runtime status every `intervalMs` until stopped. Aborts when it is terminal,
+ * or when `read` rejects with the backend's 404 (the instance was purged). Any other failure, or an
+ * undefined answer, and the watch simply keeps going, because stopping real work on a guess would be
+ * worse than a little wasted CPU.
  */
 export function watchForEnd(read: () => Promise<string | undefined>, intervalMs: number): EndWatch {
     const controller = new AbortController();
@@ -26,8 +28,10 @@ export function watchForEnd(read: () => Promise<string | undefined>, intervalMs:
         try {
             const runtimeStatus = await read();
             if (runtimeStatus !== undefined && isTerminal(runtimeStatus)) controller.abort();
-        } catch {
-            // Keep watching: see above.
+        } catch (error) {
+            // The instance is gone (purged: the management API's 404): nobody will ever want the block.
+            if (isNotFoundError(error)) controller.abort();
+            // Anything else: keep watching, see above.
         }
         schedule();
     };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WorkflowClient } from './client';
+import type { InstancePage, InstanceQuery, WorkflowClient } from './client';
 import { DurableHttpError } from './durableHttpError';
 import type { DurableStatusLike } from './status';
 
@@ -103,9 +103,10 @@ function safeJson(text: string): unknown {
     }
 }
 
-async function request(operation: string, url: string, init: RequestInit = {}): Promise<Response> {
+async function request(operation: string, url: string, init: RequestInit = {}, signal?: AbortSignal): Promise<Response> {
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     try {
-        return await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        return await fetch(url, { ...init, signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]) });
     } catch (error) {
         // No URL in the message: it may carry the system key.
         throw new Error(`${operation}: the Durable extension could not be reached (${(error as Error).name})`);
@@ -193,6 +194,28 @@ export class ManagementApiClient implements WorkflowClient {
             if (token === null || token === '' || token === 'null') return all;
         }
         throw new Error(`${operation}: more than ${MAX_LIST_PAGES} pages`);
+    }
+
+    async listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage> {
+        const operation = 'list query';
+        const params: Record<string, string> = {
+            instanceIdPrefix: query.instanceIdPrefix,
+            top: String(query.top),
+            showInput: String(query.showInput ?? false),
+        };
+        if (query.runtimeStatus !== undefined && query.runtimeStatus.length > 0) params.runtimeStatus = query.runtimeStatus.join(',');
+        if (query.createdTimeFrom) params.createdTimeFrom = query.createdTimeFrom.toISOString();
+        const headers: Record<string, string> = query.continuationToken ? { 'x-ms-continuation-token': query.continuationToken } : {};
+        const response = await request(operation, this.urls.list(params), { headers }, signal);
+        if (response.status !== 200) {
+            await response.body?.cancel();
+            throw new DurableHttpError(operation, response.status);
+        }
+        const body = await json(operation, response);
+        if (!Array.isArray(body)) throw new Error(`${operation}: the Durable extension's answer is not a list`);
+        const instances = body.map((item) => toStatus(operation, item));
+        const token = response.headers.get('x-ms-continuation-token');
+        return token === null || token === '' || token === 'null' ? { instances } : { instances, continuationToken: token };
     }
 
     /** 200 with the count; 404 when there is no such instance (nothing deleted). */

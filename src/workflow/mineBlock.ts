@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchNonceRange, type RangeRequest, type SearchResult } from '../mining/search';
+import { SearchAbortedError, searchNonceRange, type RangeRequest, type SearchResult } from '../mining/search';
 import { NONCE_RANGE_SIZE, type MineBlockInput, type MineBlockOutput } from './contracts';
 
 /**
@@ -31,7 +31,8 @@ export type RangeSearch = (request: RangeRequest, signal?: AbortSignal) => Promi
 
 /**
  * Throws a clear Error for bad input; the search defaults to the process-wide worker pool.
- * `stop` ends the search early (its workflow has ended, so nobody wants the block).
+ * `stop` ends the search early (its workflow has ended, so nobody wants the block): the call then succeeds
+ * with a not-found answer for the range, so that a cancelled workflow's search is no function failure.
  * `maxRange` is the most nonces one call accepts: NONCE_RANGE_SIZE, smaller in tests.
  */
 export function mineBlockActivity(maxDifficulty: number, search: RangeSearch = searchNonceRange, maxRange: number = NONCE_RANGE_SIZE) {
@@ -43,7 +44,15 @@ export function mineBlockActivity(maxDifficulty: number, search: RangeSearch = s
             throw new Error(`Invalid MineBlock input: ${problems}`);
         }
         const { index, previous_hash, difficulty, start, end }: MineBlockInput = parsed.data;
-        const found = await search({ index, previousHash: previous_hash, difficulty, start, end }, stop);
+        let found: SearchResult | undefined;
+        try {
+            found = await search({ index, previousHash: previous_hash, difficulty, start, end }, stop);
+        } catch (error) {
+            // Stopped because its workflow has ended: not a failure. The answer goes to an orchestration that
+            // has ended (its history takes no more events), so nobody reads it; it only has to be well formed.
+            if (error instanceof SearchAbortedError && stop?.aborted) return { found: false, start, end };
+            throw error;
+        }
         if (found === undefined) return { found: false, start, end };
         return { found: true, block: { index, previous_hash, nonce: found.nonce, hash: found.hash } };
     };

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
 import { GENESIS } from '../mining/hashRule';
 import {
+    BLOCKS_LIMIT,
+    LEGACY_RANGE_SIZE,
     MINE_BLOCK,
     NONCE_RANGE_SIZE,
     mineBlockOutputSchema,
@@ -28,21 +30,29 @@ function inputSchema(maxBlocks: number) {
     return z.object({
         difficulty: z.number(),
         blocks: z.number().int().min(1).max(maxBlocks),
+        range_size: z.number().int().min(1).max(NONCE_RANGE_SIZE).optional(),
     });
 }
 
-/** `rangeSize` is the nonces per MineBlock call: NONCE_RANGE_SIZE, smaller in tests. */
-export function mineChainOrchestrator(maxBlocks: number, rangeSize: number = NONCE_RANGE_SIZE): OrchestrationHandler {
-    if (!Number.isSafeInteger(rangeSize) || rangeSize < 1) throw new RangeError(`rangeSize must be a positive integer, got ${rangeSize}`);
+/**
+ * Registered without arguments: the bounds are fixed constants and the range size comes from the input,
+ * so nothing a setting says changes a replay. `maxBlocks` and `legacyRangeSize` (the range size of an
+ * input without one) are for tests.
+ */
+export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRangeSize: number = LEGACY_RANGE_SIZE): OrchestrationHandler {
+    if (!Number.isSafeInteger(legacyRangeSize) || legacyRangeSize < 1) {
+        throw new RangeError(`rangeSize must be a positive integer, got ${legacyRangeSize}`);
+    }
     const schema = inputSchema(maxBlocks);
     return function* (context: OrchestrationContext) {
         const parsed = schema.safeParse(context.df.getInput());
         if (!parsed.success) {
             throw new Error(
-                `Invalid MineChain input: expected {difficulty: number, blocks: integer from 1 to ${maxBlocks}}`
+                `Invalid MineChain input: expected {difficulty: number, blocks: integer from 1 to ${maxBlocks}, range_size?: integer from 1 to ${NONCE_RANGE_SIZE}}`
             );
         }
         const { difficulty, blocks: blocksTotal } = parsed.data;
+        const rangeSize = parsed.data.range_size ?? legacyRangeSize;
         const startedAt = context.df.currentUtcDateTime.getTime();
         const progress = (blocksDone: number): Progress => ({ blocks_done: blocksDone, blocks_total: blocksTotal });
         context.df.setCustomStatus(progress(0));

@@ -28,7 +28,9 @@ export type NotFoundStatus = { status: 'not_found'; workflow_id: string; error: 
 
 /** What the Durable status of an existing instance maps to. */
 export type WorkflowStatus = CompletedStatus | RunningStatus | FailedStatus;
-export type MiningStatus = WorkflowStatus | NotFoundStatus;
+/** start_mining's answer also says what the run it committed costs (blocks × 2^difficulty). */
+export type StartStatus = WorkflowStatus & { expected_attempts?: number };
+export type MiningStatus = StartStatus | NotFoundStatus;
 
 /** The fields of the durable client's DurableOrchestrationStatus that the mapping reads. */
 export interface DurableStatusLike {
@@ -131,6 +133,13 @@ export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike,
 }
 
 const inputBlocksSchema = z.object({ blocks: z.number().int().min(1) });
+const inputWorkSchema = z.object({ blocks: z.number().int().min(1), difficulty: z.number().int().min(0) });
+
+/** blocks × 2^difficulty from the workflow's stored input, when it shows one. */
+export function expectedAttemptsOf(durable: DurableStatusLike): number | undefined {
+    const input = inputWorkSchema.safeParse(durable.input);
+    return input.success ? input.data.blocks * 2 ** input.data.difficulty : undefined;
+}
 
 /** The published progress, else none done out of the chain length (from the input if available). */
 function progressOf(durable: DurableStatusLike, blocksTotal: number | undefined): Progress | undefined {

@@ -30,11 +30,14 @@ describe('configuration', () => {
 
     it('reads every setting of DESIGN, and blank values take the default', () => {
         assert.deepEqual([...SETTING_NAMES].sort(), [
+            'ALLOWED_ORIGINS',
             'CHAIN_LENGTH',
             'DEFAULT_DIFFICULTY',
+            'MAX_ACTIVE_WORKFLOWS',
             'MAX_BLOCKS',
             'MAX_DIFFICULTY',
             'MAX_RESULT_CHARS',
+            'MAX_WORK',
             'POLL_AFTER_SECONDS',
             'TASKHUB_NAME',
             'WAIT_BUDGET_SECONDS',
@@ -58,6 +61,9 @@ describe('configuration', () => {
             maxBlocks: 8,
             taskHubName: 'mininglocal',
             maxResultChars: 5000,
+            maxActiveWorkflows: 5,
+            maxWork: 2 ** 34,
+            allowedOrigins: [],
         });
     });
 

@@ -1,9 +1,11 @@
+import { NONCE_RANGE_SIZE } from '../../src/workflow/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
+import { SETTLE_MS } from '../../src/mcp/tools/workCaps';
 import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/status';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
@@ -76,7 +78,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         const started = backend.calls.find((c) => c.method === 'startNew');
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, task_ttl_ms: 60_000 });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: NONCE_RANGE_SIZE, task_ttl_ms: 60_000 });
         assert.match(task.taskId, /^shared-/);
         assert.deepEqual(task, {
             taskId: options.instanceId,
@@ -87,8 +89,8 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
             pollInterval: 5000,
             statusMessage: 'Mining block 1 of 4',
         });
-        // No budgeted wait on this path.
-        assert.equal(clock.time, 0);
+        // No budgeted wait on this path: only the cap's settle before its second look (workCaps.ts).
+        assert.equal(clock.time, SETTLE_MS);
     });
 
     it('runs to completion with callToolStream: created, polled, and the result with the resource link', async () => {
@@ -110,7 +112,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         assert.deepEqual(kinds, ['taskCreated', 'taskStatus', 'result']);
         assert.ok(result);
         const id = (result.structuredContent as { workflow_id: string }).workflow_id;
-        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT });
+        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT, expected_attempts: 2 ** 8 });
         assert.equal(result.isError, false);
         assert.deepEqual(result.content[1], {
             type: 'resource_link',
@@ -190,7 +192,7 @@ describe('MCP Tasks: tasks/get and tasks/result from the Durable status', () => 
 
         const ok = (await tasks.getTaskResult(done, CallToolResultSchema)) as CallToolResult;
         assert.equal(ok.isError, false);
-        assert.deepEqual(ok.structuredContent, { status: 'completed', workflow_id: done, result: RESULT });
+        assert.deepEqual(ok.structuredContent, { status: 'completed', workflow_id: done, result: RESULT, expected_attempts: 4 * 2 ** 12 });
         assert.deepEqual(ok._meta, { 'io.modelcontextprotocol/related-task': { taskId: done } });
         // A failed workflow is a failed tool call: the same status object, flagged isError.
         const failed = (await tasks.getTaskResult(broken, CallToolResultSchema)) as CallToolResult;
@@ -225,7 +227,7 @@ describe('MCP Tasks: tasks/result', () => {
         const { tasks, startTask, clock } = await connect(backend);
         const { task } = await startTask({ blocks: 4 });
         await rejectsWith(tasks.getTaskResult(task.taskId, CallToolResultSchema), -32600, /still working after 20 s\. Poll tasks\/get/);
-        assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);
+        assert.equal(clock.time, SETTLE_MS + CONFIG.waitBudgetSeconds * 1000);
 
         // Ends while tasks/result waits: answered as soon as it is seen.
         const read = backend.getStatus.bind(backend);
@@ -294,7 +296,7 @@ describe('MCP Tasks: ttl', () => {
 });
 
 describe('MCP Tasks: tasks/list', () => {
-    it("lists only the caller's unexpired tasks, newest first, in pages with a cursor", async () => {
+    it("lists only the caller's unexpired tasks, in the backend's order, in pages with a cursor", async () => {
         const backend = new MemoryBackend();
         const alice = await connect(backend, ALICE);
         const base = backend.now - 3_600_000;
@@ -310,7 +312,7 @@ describe('MCP Tasks: tasks/list', () => {
         const second = await alice.tasks.listTasks(first.nextCursor);
         assert.equal(second.nextCursor, undefined);
         const listed = [...first.tasks, ...second.tasks].map((t) => t.taskId);
-        assert.deepEqual(listed, [...mine].reverse());
+        assert.deepEqual(listed, mine);
         await rejectsWith(alice.tasks.listTasks('not-a-cursor'), -32602, /Invalid cursor/);
     });
 });

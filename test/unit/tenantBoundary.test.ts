@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
-import type { WorkflowClient } from '../../src/workflow/client';
+import type { InstanceQuery, WorkflowClient } from '../../src/workflow/client';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, notFoundOnRead, notFoundOnTerminate } from './helpers/fakes';
@@ -63,6 +63,9 @@ class UrlRoutedClient implements WorkflowClient {
     }
     getStatusBy(filter: { createdTimeFrom?: Date }) {
         return this.backend.getStatusBy(filter);
+    }
+    listInstances(query: InstanceQuery) {
+        return this.backend.listInstances(query);
     }
 }
 

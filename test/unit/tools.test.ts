@@ -1,3 +1,4 @@
+import { NONCE_RANGE_SIZE } from '../../src/workflow/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -105,7 +106,8 @@ describe('tools/list', () => {
         assert.deepEqual(statusEnum('cancel_mining'), ['completed', 'running', 'failed', 'not_found']);
         for (const tool of tools) {
             const props = Object.keys(tool.outputSchema?.properties ?? {}).sort();
-            assert.deepEqual(props, ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id']);
+            const own = tool.name === 'start_mining' ? ['expected_attempts'] : [];
+            assert.deepEqual(props, ['error', ...own, 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id']);
         }
         // start_mining is also an MCP task tool; a plain call keeps its budgeted wait.
         assert.deepEqual(byName.get('start_mining')?.execution, { taskSupport: 'optional' });
@@ -120,13 +122,13 @@ describe('start_mining', () => {
         );
         const { call } = await connect(durable);
         const status = statusOf(await call('start_mining', {}));
-        const started = durable.calls[0];
-        assert.equal(started?.method, 'startNew');
+        const started = durable.calls.find((c) => c.method === 'startNew');
+        assert.ok(started);
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
         assert.ok(isWellFormedWorkflowId(options.instanceId));
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4 });
-        assert.deepEqual(status, { status: 'completed', workflow_id: options.instanceId, result: RESULT });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: NONCE_RANGE_SIZE });
+        assert.deepEqual(status, { status: 'completed', workflow_id: options.instanceId, result: RESULT, expected_attempts: 4 * 2 ** 12 });
     });
 
     it('passes the arguments given, and starts a new workflow every call', async () => {
@@ -136,7 +138,10 @@ describe('start_mining', () => {
         const second = statusOf(await call('start_mining', { difficulty: 32, blocks: 1 }));
         assert.notEqual(first.workflow_id, second.workflow_id);
         const inputs = durable.calls.filter((c) => c.method === 'startNew').map((c) => (c.args[1] as { input: unknown }).input);
-        assert.deepEqual(inputs, [{ difficulty: 0, blocks: 16 }, { difficulty: 32, blocks: 1 }]);
+        assert.deepEqual(inputs, [
+            { difficulty: 0, blocks: 16, range_size: NONCE_RANGE_SIZE },
+            { difficulty: 32, blocks: 1, range_size: NONCE_RANGE_SIZE },
+        ]);
     });
 
     it('answers running with the id, the poll hint and progress when the budget runs out', async () => {
@@ -155,6 +160,7 @@ describe('start_mining', () => {
             poll_after_seconds: 5,
             next: `Call get_mining_result with workflow_id "${id}" in about 5 seconds.`,
             progress: { blocks_done: 2, blocks_total: 4 },
+            expected_attempts: 4 * 2 ** 12,
         });
         // The whole budget was used, and not a moment more.
         assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);

@@ -3,10 +3,10 @@ import { ErrorCode, McpError, type CallToolResult, type Task } from '@modelconte
 import { BACKEND_CALL_TIMEOUT_MS, CANCEL_WAIT_MS, type ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE, readDurableStatus, readStatusRetiringExpired } from '../tools/readStatus';
 import { toTask, toTaskResult, type TaskMappingOptions } from './taskMapping';
-import { decodeListCursor, encodeListCursor, isAfterCursor, type ListCursor } from './listCursor';
+import { decodeListCursor, encodeListCursor } from './listCursor';
 import { budgetedWait } from '../../workflow/budgetedWait';
 import { isNotFoundError, withTimeout } from '../../workflow/client';
-import { isExpired, timeMs } from '../../workflow/expiry';
+import { isExpired } from '../../workflow/expiry';
 import { isTenantWorkflowId } from '../../workflow/ids';
 import { CANCEL_REASON, isTerminal, type DurableStatusLike } from '../../workflow/status';
 
@@ -23,8 +23,10 @@ import { CANCEL_REASON, isTerminal, type DurableStatusLike } from '../../workflo
 /** tasks/list looks this far back; older tasks are still there for tasks/get. */
 export const LIST_WINDOW_MS = 7 * 24 * 3600 * 1000;
 export const LIST_PAGE_SIZE = 50;
-/** A list query walks every page of the window, so it gets longer than a single read. */
-const LIST_CALL_TIMEOUT_MS = 20_000;
+/** One tasks/list call reads at most this many pages of the management API's list query… */
+export const LIST_MAX_PAGES = 5;
+/** …and stops paging after this long (a page in flight is then aborted): what it has, it answers with a cursor. */
+export const LIST_TIME_LIMIT_MS = 10_000;
 
 export const TASK_NOT_FOUND = 'Task not found';
 
@@ -113,46 +115,61 @@ export class DurableTaskStore implements TaskStore {
     }
 
     /**
-     * The caller's tasks, newest first, LIST_PAGE_SIZE per page. The JavaScript durable client cannot
-     * filter by id prefix, so this asks for every instance created in the last LIST_WINDOW_MS and keeps
-     * the tenant's. The cursor is the last task's (created time, id), so a page boundary stays put
-     * while new tasks arrive.
+     * The caller's tasks, at most LIST_PAGE_SIZE per page, in the backend's order (Azure Storage: by id;
+     * the local TypeScript engine: by creation time). Only the caller's instances are read: the management
+     * API's list query by the tenant's id prefix, created in the last LIST_WINDOW_MS, so the memory and time
+     * of a call do not grow with other tenants. A call reads at most LIST_MAX_PAGES pages within
+     * LIST_TIME_LIMIT_MS, then answers what it has with a cursor (the backend's continuation token), so a
+     * page may hold fewer tasks than the page size (expired tasks are left out) and still have a next one.
      */
     async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
         const { tenant, client, log } = this.deps;
         // The server does not declare tasks.list for such callers, but the SDK routes tasks/list anyway.
         if (!tenant.identified) throw new Error(LIST_NEEDS_IDENTITY);
-        let after: ListCursor | undefined;
+        let token: string | undefined;
         if (cursor !== undefined) {
-            after = decodeListCursor(cursor);
-            if (after === undefined) throw new Error('Invalid cursor.');
+            const decoded = decodeListCursor(cursor);
+            if (decoded === undefined) throw new Error('Invalid cursor.');
+            token = decoded.token;
         }
         const nowMs = this.now();
-        let instances: DurableStatusLike[];
+        const options = this.options();
+        const tasks: Task[] = [];
+        const stop = new AbortController();
+        const deadline = Date.now() + LIST_TIME_LIMIT_MS;
         try {
-            instances = await withTimeout(
-                client.getStatusBy({ createdTimeFrom: new Date(nowMs - LIST_WINDOW_MS) }),
-                LIST_CALL_TIMEOUT_MS,
-                'The task list query'
-            );
+            for (let page = 0; page < LIST_MAX_PAGES && tasks.length < LIST_PAGE_SIZE; page++) {
+                const left = deadline - Date.now();
+                if (left <= 0) break;
+                const answer = await withTimeout(
+                    client.listInstances(
+                        {
+                            instanceIdPrefix: `${tenant.tag}-`,
+                            top: LIST_PAGE_SIZE - tasks.length,
+                            createdTimeFrom: new Date(nowMs - LIST_WINDOW_MS),
+                            showInput: true,
+                            continuationToken: token,
+                        },
+                        stop.signal
+                    ),
+                    left,
+                    'The task list query'
+                );
+                for (const durable of answer.instances) {
+                    const id = durable.instanceId;
+                    if (id === undefined || !isTenantWorkflowId(tenant, id) || isExpired(durable, nowMs)) continue;
+                    tasks.push(toTask(id, durable, options));
+                }
+                token = answer.continuationToken;
+                if (token === undefined) break;
+            }
         } catch (error) {
             log.error('tasks/list: the list query failed', error);
             throw new Error(BACKEND_UNAVAILABLE);
+        } finally {
+            // Nothing pages on in the background once the call has answered.
+            stop.abort();
         }
-        const mine = instances
-            .flatMap((durable) => {
-                const id = durable.instanceId;
-                if (id === undefined || !isTenantWorkflowId(tenant, id) || isExpired(durable, nowMs)) return [];
-                return [{ id, createdMs: timeMs(durable.createdTime) ?? 0, durable }];
-            })
-            .sort((a, b) => b.createdMs - a.createdMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-            .filter((entry) => after === undefined || isAfterCursor(entry, after));
-        const page = mine.slice(0, LIST_PAGE_SIZE);
-        const options = this.options();
-        const tasks = page.map((entry) => toTask(entry.id, entry.durable, options));
-        const last = page[page.length - 1];
-        return mine.length > LIST_PAGE_SIZE && last !== undefined
-            ? { tasks, nextCursor: encodeListCursor({ createdMs: last.createdMs, id: last.id }) }
-            : { tasks };
+        return token === undefined ? { tasks } : { tasks, nextCursor: encodeListCursor({ token }) };
     }
 }

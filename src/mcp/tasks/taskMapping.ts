@@ -2,7 +2,7 @@ import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { progressMessage } from '../progressMessage';
 import { statusResult } from '../statusSchema';
 import { taskTtlMs, timeMs } from '../../workflow/expiry';
-import { toWorkflowStatus, type DurableStatusLike, type WorkflowStatus } from '../../workflow/status';
+import { expectedAttemptsOf, toWorkflowStatus, type DurableStatusLike, type WorkflowStatus } from '../../workflow/status';
 
 /**
  * A MineChain orchestration seen as an MCP task (2025-11-25). Pure: the task store reads the Durable
@@ -65,10 +65,11 @@ export function toTask(workflowId: string, durable: DurableStatusLike, options: 
     };
 }
 
-/** tasks/result: the start_mining answer the workflow ended with (bounded, with the resource link). */
+/** tasks/result: the start_mining answer the workflow ended with (bounded, with the resource link, and its cost). */
 export function toTaskResult(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): CallToolResult {
     const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: options.pollAfterSeconds });
-    const result = statusResult(status, options.maxResultChars);
+    const expected = expectedAttemptsOf(durable);
+    const result = statusResult(expected === undefined ? status : { ...status, expected_attempts: expected }, options.maxResultChars);
     // The task's status cannot say that the work failed (it is completed or cancelled): isError does.
     return status.status === 'failed' ? { ...result, isError: true } : result;
 }

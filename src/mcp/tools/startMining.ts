@@ -8,9 +8,10 @@ import { progressReporter, type ToolExtra } from '../progress';
 import { progressMessage } from '../progressMessage';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
+import { admitStart, confirmStart, expectedAttempts, isWithdrawn, workCapError } from './workCaps';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 import { withTimeout } from '../../workflow/client';
-import { MINE_CHAIN, type MineChainInput } from '../../workflow/contracts';
+import { MINE_CHAIN, NONCE_RANGE_SIZE, type MineChainInput } from '../../workflow/contracts';
 import { keyedWorkflowId, newWorkflowId } from '../../workflow/ids';
 import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
 
@@ -22,7 +23,11 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
         'If status is "running", call get_mining_result with the returned workflow_id after poll_after_seconds, ' +
         'and keep polling that way until status is "completed" or "failed". ' +
         'If status is "failed", do not poll; tell the user the `error`. ' +
-        'Each extra bit of difficulty doubles the expected work. ' +
+        'The expected work is blocks × 2^difficulty hashes, returned as expected_attempts: each extra bit of ' +
+        'difficulty doubles it (one more bit on 4 blocks at difficulty 28 adds 2^30, about a billion hashes), ' +
+        'and one more block adds 2^difficulty. ' +
+        'A call over the work limit, or while too many of your workflows run, is refused with an error that says ' +
+        'what to do (lower the work, wait, or cancel_mining one). ' +
         'Pass an idempotency_key when you may retry this call, so that a retry does not start the work twice.'
     );
 }
@@ -52,6 +57,15 @@ const START_UNCONFIRMED =
 export const KEYED_START_CHECK_MS = 5_000;
 
 /**
+ * A workflow this call may hand out; when the call started it, `confirmation` settles with the cap's
+ * refusal if the workflow had to be withdrawn (workCaps.ts, confirmStart), else with undefined.
+ */
+interface Started {
+    workflowId: string;
+    confirmation?: Promise<string | undefined>;
+}
+
+/**
  * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
  * one workflow id per tenant, so a retry reads that id first and compares the arguments it was started
  * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
@@ -68,28 +82,36 @@ async function startOrFind(
     deps: ToolDeps,
     input: MineChainInput,
     idempotencyKey: string | undefined
-): Promise<{ workflowId: string } | { error: string }> {
-    const { log, tenant } = deps;
+): Promise<Started | { error: string }> {
+    const { log, tenant, config } = deps;
+    const tooMuch = workCapError(input.blocks, input.difficulty, config.maxWork);
+    if (tooMuch !== undefined) return { error: tooMuch };
     if (idempotencyKey === undefined) {
+        const refused = await admitStart(deps);
+        if (refused !== undefined) return { error: refused };
         const workflowId = newWorkflowId(tenant);
         try {
             await startNew(deps, workflowId, input);
-            return { workflowId };
         } catch (error) {
             log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
             return { error: START_REFUSED };
         }
+        return { workflowId, confirmation: confirmStart(deps, workflowId) };
     }
 
     const workflowId = keyedWorkflowId(tenant, idempotencyKey);
     const judge = (durable: DurableStatusLike) => (sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED });
     try {
         const found = await readDurableStatus(deps, workflowId);
-        if (found !== undefined) return judge(found);
+        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
+        if (found !== undefined && !isWithdrawn(found)) return judge(found);
     } catch (error) {
         log.error(`start_mining: status read for ${workflowId} failed`, error);
         return { error: BACKEND_UNAVAILABLE };
     }
+
+    const refused = await admitStart(deps);
+    if (refused !== undefined) return { error: refused };
 
     let startError: unknown;
     try {
@@ -100,7 +122,10 @@ async function startOrFind(
     }
     // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
     const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
-    if (stored !== undefined) return judge(stored);
+    if (stored !== undefined) {
+        const judged = judge(stored);
+        return 'error' in judged ? judged : { workflowId, confirmation: confirmStart(deps, workflowId) };
+    }
     if (startError !== undefined) {
         log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
         return { error: START_REFUSED };
@@ -205,10 +230,18 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
         return guarded('start_mining', log, async () => {
             const clock = deps.clock ?? systemClock;
             const calledAt = clock.now();
-            const input: MineChainInput = { difficulty, blocks };
+            const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
             const started = await startOrFind(deps, input, idempotency_key);
             if ('error' in started) return toolError(started.error);
             const { workflowId } = started;
+            // The cap's second look runs during the wait; a withdrawal ends the wait.
+            const withdrawn = new AbortController();
+            let refusal: string | undefined;
+            const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
+                refusal = answer;
+                if (answer !== undefined) withdrawn.abort();
+            });
+            const signal = extra.signal === undefined ? withdrawn.signal : AbortSignal.any([extra.signal, withdrawn.signal]);
 
             const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
             const report = progressReporter(extra, log);
@@ -230,32 +263,39 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
                 },
                 // The budget covers the whole call, the start request included.
                 budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
-                signal: extra.signal,
+                signal,
                 clock,
             });
+            await confirmed;
+            // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
+            if (refusal !== undefined && !outcome.final) return toolError(refusal);
 
             const status =
                 outcome.last === undefined
                     ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
                     : toWorkflowStatus(workflowId, outcome.last, options);
-            return statusResult(status, config.maxResultChars);
+            return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
         });
     }
 
     async function createTask(args: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
         const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
         const ttl = requestedTtlMs(extra.taskRequestedTtl);
-        const input: MineChainInput = ttl === undefined ? { difficulty, blocks } : { difficulty, blocks, task_ttl_ms: ttl };
+        const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
         const started = await startOrFind(deps, input, idempotency_key);
         // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
         if ('error' in started) throw new Error(started.error);
+        const refusal = await started.confirmation;
+        if (refusal !== undefined) throw new Error(refusal);
         const { workflowId } = started;
         // The task as the backend sees it (a keyed call may find one that already ended)...
         const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
             log.warn(`start_mining: task read for ${workflowId} failed`, error);
             return null;
         });
-        if (task !== null) return { task };
+        // What the run costs, in the answer that commits it (a Task has no field of its own for it).
+        const cost = { expected_attempts: expectedAttempts(blocks, difficulty) };
+        if (task !== null) return { task, _meta: cost };
         // ...or, right after the start, as it was started: the workflow exists, so the task does.
         const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
         const working: Task = {
@@ -267,7 +307,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             pollInterval: config.pollAfterSeconds * 1000,
             statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
         };
-        return { task: working };
+        return { task: working, _meta: cost };
     }
 
     server.experimental.tasks.registerToolTask(

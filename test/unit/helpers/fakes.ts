@@ -1,5 +1,5 @@
 import type { Clock } from '../../../src/workflow/budgetedWait';
-import type { WorkflowClient } from '../../../src/workflow/client';
+import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/client';
 import { DurableHttpError } from '../../../src/workflow/durableHttpError';
 import type { DurableStatusLike } from '../../../src/workflow/status';
 import type { MiningResult } from '../../../src/workflow/contracts';
@@ -106,6 +106,11 @@ export class FakeDurableClient implements WorkflowClient {
         return this.listed;
     }
 
+    async listInstances(query: InstanceQuery): Promise<InstancePage> {
+        this.calls.push({ method: 'listInstances', args: [query] });
+        return pageOfInstances(this.listed, query);
+    }
+
     async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {
         this.calls.push({ method: 'purgeInstanceHistory', args: [instanceId] });
         return { instancesDeleted: 1 };
@@ -134,3 +139,21 @@ export const RESULT: MiningResult = {
     elapsed_ms: 12,
     blocks: [{ index: 0, previous_hash: 'GENESIS', nonce: 339, hash: '005cd16526c7beb981dbccf408b276d36c70d61eb033c642a52a8e8cbe56ac95' }],
 };
+
+/**
+ * A list query over `all` as the management API answers it: filtered by id prefix, runtime status and
+ * creation time, in pages of `top` (creation time, then id), the continuation token an offset.
+ */
+export function pageOfInstances(all: readonly DurableStatusLike[], query: InstanceQuery): InstancePage {
+    const createdMs = (d: DurableStatusLike) => (d.createdTime === undefined ? 0 : new Date(d.createdTime).getTime());
+    const from = query.createdTimeFrom?.getTime() ?? -Infinity;
+    const matches = all
+        .filter((d) => (d.instanceId ?? '').startsWith(query.instanceIdPrefix))
+        .filter((d) => query.runtimeStatus === undefined || query.runtimeStatus.includes(d.runtimeStatus))
+        .filter((d) => createdMs(d) >= from)
+        .sort((a, b) => createdMs(a) - createdMs(b) || ((a.instanceId ?? '') < (b.instanceId ?? '') ? -1 : 1));
+    const offset = query.continuationToken === undefined ? 0 : Number(query.continuationToken);
+    const instances = matches.slice(offset, offset + query.top);
+    const next = offset + instances.length;
+    return next < matches.length ? { instances, continuationToken: String(next) } : { instances };
+}

@@ -1,6 +1,6 @@
-import type { WorkflowClient } from '../../../src/workflow/client';
+import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/client';
 import type { DurableStatusLike } from '../../../src/workflow/status';
-import { notFoundOnRead, notFoundOnTerminate, startOnRunningId } from './fakes';
+import { notFoundOnRead, notFoundOnTerminate, pageOfInstances, startOnRunningId } from './fakes';
 
 /** Statuses of an instance that has not ended: terminate ends it, purge refuses it. */
 const RUNNING = ['Running', 'Pending', 'ContinuedAsNew', 'Suspended'];
@@ -83,6 +83,13 @@ export class MemoryBackend implements WorkflowClient {
                 createdTime: (instance.createdTime as Date).toISOString(),
                 lastUpdatedTime: (instance.lastUpdatedTime as Date).toISOString(),
             }));
+    }
+
+    async listInstances(query: InstanceQuery): Promise<InstancePage> {
+        this.calls.push({ method: 'listInstances', args: [query] });
+        const page = pageOfInstances([...this.instances.values()], query);
+        const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time);
+        return { ...page, instances: page.instances.map((i) => ({ ...i, createdTime: iso(i.createdTime), lastUpdatedTime: iso(i.lastUpdatedTime) })) };
     }
 
     async purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }> {

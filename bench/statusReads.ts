@@ -1,0 +1,158 @@
+/**
+ * Status reads per budgeted wait, and completion lag, for the old poll schedule (10 ms × 1.5 up to 100 ms)
+ * and the new one (DEFAULT_BACKOFF in src/workflow/budgetedWait.ts), side by side on each Durable backend of
+ * the local host (the TypeScript engine and, with the .NET SDK, the real extension), on one Azurite each.
+ *
+ * Each run starts MineChain through the management API and waits for it with the app's own budgetedWait,
+ * reading the status with the app's own ManagementApiClient, as start_mining does, counting the reads.
+ * Lag: from the run's end (the moment the start was sent + the result's elapsed_ms) to the read that saw it.
+ * Reads in 20 s: one wait of the whole budget on a run that outlasts it (then terminated).
+ *
+ *   npm run build && node dist/bench/statusReads.js [--quick]
+ */
+import { randomUUID } from 'node:crypto';
+import { budgetedWait, DEFAULT_BACKOFF, type BackoffOptions } from '../src/workflow/budgetedWait';
+import { NONCE_RANGE_SIZE } from '../src/workflow/contracts';
+import { ManagementApiClient } from '../src/workflow/managementClient';
+import { isTerminal, type DurableStatusLike } from '../src/workflow/status';
+import { startAppOnAzurite } from '../test/support/appOnAzurite';
+import { skipReason, type Backend } from '../test/support/backends';
+import { type BenchOptions, fmt, load1, met, result, runIfMain } from './common';
+import { formatMs, percentile } from './stats';
+
+const OLD_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.5, maxDelayMs: 100 };
+const SCHEDULES: ReadonlyArray<readonly [string, BackoffOptions]> = [
+    ['old (10 ms × 1.5, up to 100 ms)', OLD_BACKOFF],
+    [
+        `new (${DEFAULT_BACKOFF.firstDelayMs} ms × ${DEFAULT_BACKOFF.factor}, up to ${DEFAULT_BACKOFF.maxDelayMs} ms, ` +
+            `after ${(DEFAULT_BACKOFF.later?.afterMs ?? 0) / 1000} s up to ${DEFAULT_BACKOFF.later?.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs} ms)`,
+        DEFAULT_BACKOFF,
+    ],
+];
+const TARGET_P50_MS = 150;
+const TARGET_READS_20_S = 40;
+
+interface Row {
+    backend: Backend;
+    schedule: string;
+    lagP50: number;
+    lagP90: number;
+    readsPerRun: number;
+    readsIn20s: number;
+}
+
+/** The app's client over the host's public webhook path (the same on both backends). */
+function clientFor(hostUrl: string): ManagementApiClient {
+    const base = `${hostUrl}/runtime/webhooks/durabletask/`;
+    return new ManagementApiClient({
+        rpcBaseUrl: base,
+        creationUrls: { createNewInstancePostUri: `${base}orchestrators/{functionName}[/{instanceId}]` },
+        managementUrls: {
+            id: 'INSTANCEID',
+            statusQueryGetUri: `${base}instances/INSTANCEID`,
+            terminatePostUri: `${base}instances/INSTANCEID/terminate?reason={text}`,
+            purgeHistoryDeleteUri: `${base}instances/INSTANCEID`,
+        },
+    });
+}
+
+async function waitCounting(client: ManagementApiClient, id: string, backoff: BackoffOptions, budgetMs: number) {
+    let reads = 0;
+    const outcome = await budgetedWait<DurableStatusLike>({
+        read: async () => {
+            reads++;
+            return client.getStatus(id).catch(() => undefined);
+        },
+        isFinal: (status) => isTerminal(status.runtimeStatus),
+        budgetMs,
+        backoff,
+    });
+    return { reads, outcome, seenAt: Date.now() };
+}
+
+async function measure(backend: Backend, opts: BenchOptions): Promise<Row[]> {
+    const difficulties = opts.quick ? [20, 24] : [20, 22, 23, 24];
+    const blockCounts = [1, 2, 3, 4];
+    const app = await startAppOnAzurite(`reads${backend}`, {}, { durable: backend });
+    const rows: Row[] = [];
+    try {
+        const client = clientFor(app.host.url);
+        const start = async (difficulty: number, blocks: number) => {
+            const id = `bench-${randomUUID()}`;
+            const sent = Date.now();
+            await client.startNew('MineChain', { instanceId: id, input: { difficulty, blocks, range_size: NONCE_RANGE_SIZE } });
+            return { id, sent };
+        };
+        // Warm-up: the first run pays for loading the worker pool.
+        const warm = await start(8, 2);
+        await waitCounting(client, warm.id, DEFAULT_BACKOFF, 30_000);
+        for (const [schedule, backoff] of SCHEDULES) {
+            const lags: number[] = [];
+            const reads: number[] = [];
+            for (const difficulty of difficulties) {
+                for (const blocks of blockCounts) {
+                    const run = await start(difficulty, blocks);
+                    // A longer budget than the tool's, so that a run slowed by a busy machine is still measured.
+                    const waited = await waitCounting(client, run.id, backoff, 60_000);
+                    const output = waited.outcome.last?.output as { elapsed_ms?: number } | undefined;
+                    if (!waited.outcome.final || typeof output?.elapsed_ms !== 'number') {
+                        throw new Error(`[${backend}] ${run.id} (difficulty ${difficulty}, ${blocks} blocks) did not complete within 60 s`);
+                    }
+                    lags.push(waited.seenAt - (run.sent + output.elapsed_ms));
+                    reads.push(waited.reads);
+                }
+            }
+            const long = await start(30, 1);
+            const whole = await waitCounting(client, long.id, backoff, 20_000);
+            await client.terminate(long.id, 'bench: done');
+            rows.push({
+                backend,
+                schedule,
+                lagP50: percentile(lags, 50),
+                lagP90: percentile(lags, 90),
+                readsPerRun: reads.reduce((a, b) => a + b, 0) / reads.length,
+                readsIn20s: whole.reads,
+            });
+        }
+    } finally {
+        await app.stop();
+    }
+    return rows;
+}
+
+export async function run(opts: BenchOptions): Promise<string> {
+    const loadBefore = load1();
+    const rows: Row[] = [];
+    const skipped: string[] = [];
+    for (const backend of ['ts', 'extension'] as const) {
+        const reason = skipReason(backend);
+        if (reason !== false) {
+            skipped.push(`${backend}: ${reason}`);
+            continue;
+        }
+        rows.push(...(await measure(backend, opts)));
+    }
+    const newRows = rows.filter((r) => r.schedule.startsWith('new'));
+    const ok = newRows.length > 0 && newRows.every((r) => r.lagP50 < TARGET_P50_MS && r.readsIn20s <= TARGET_READS_20_S);
+    return [
+        '## Status reads per budgeted wait',
+        '',
+        'Status reads of the budgeted wait and completion lag, old and new poll schedule side by side, on each Durable ' +
+            'backend of the local host with Azurite. Lag: runs of difficulty 20 to 24, 1 to 4 blocks, one at a time, from ' +
+            "the run's end (start sent + `elapsed_ms`) to the read that saw it. Reads in 20 s: one wait of the whole budget. " +
+            `Load average ${fmt(loadBefore, 1)} before, ${fmt(load1(), 1)} after. Source: \`bench/statusReads.ts\`.` +
+            (skipped.length > 0 ? ` Skipped: ${skipped.join('; ')}.` : ''),
+        '',
+        '| backend | schedule | lag p50 | lag p90 | reads per run | reads in a 20 s wait |',
+        '|---|---|---:|---:|---:|---:|',
+        ...rows.map(
+            (r) => `| ${r.backend} | ${r.schedule} | ${formatMs(r.lagP50)} | ${formatMs(r.lagP90)} | ${fmt(r.readsPerRun, 1)} | ${r.readsIn20s} |`
+        ),
+        '',
+        result(
+            `new schedule: lag p50 under ${TARGET_P50_MS} ms with at most ${TARGET_READS_20_S} reads in a 20 s wait on every backend run: ${met(ok)}.`
+        ),
+    ].join('\n');
+}
+
+runIfMain(module, run);

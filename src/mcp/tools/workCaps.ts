@@ -1,0 +1,170 @@
+import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
+import { systemClock } from '../../workflow/budgetedWait';
+import { withTimeout } from '../../workflow/client';
+import { timeMs } from '../../workflow/expiry';
+import type { DurableStatusLike } from '../../workflow/status';
+
+/**
+ * The caps on what one caller (tenant) may commit, read from durable state so that they hold across
+ * every instance of the app: MAX_WORK expected attempts for one call, MAX_ACTIVE_WORKFLOWS running
+ * workflows at once. Running workflows are counted by listing the tenant's instances by id prefix on the
+ * Durable management API (every workflow id starts with its tenant's tag, ids.ts).
+ *
+ * Racing starts: a start counts first (refused at the cap), starts, and SETTLE_MS later lists the tenant's
+ * running workflows again, ranked by creation time (then id). It keeps its workflow only if fewer than the
+ * cap rank before it; otherwise it withdraws it (terminates it) and refuses the call. Ranks are the same for
+ * every caller, so of any set of racing starts the first ones by creation time stay, never more than the
+ * cap, provided that every start's instance is visible SETTLE_MS after its creation time (a backend write
+ * and the clock skew between the app's instances take far less). The overshoot: a withdrawn workflow runs,
+ * and counts, until its terminate is applied (the real extension applies it when it next polls the
+ * control queue, within about 2 s), and its first MineBlock until the end watch sees that (2 s more).
+ */
+
+/** The runtime statuses that count as running (MineChain never continues as new; suspended holds no CPU). */
+export const ACTIVE_STATUSES = ['Running', 'Pending', 'ContinuedAsNew'] as const;
+
+/** The count stops after this many pages (a page may hold fewer than asked for, on Azure Storage even none). */
+export const COUNT_MAX_PAGES = 20;
+/** …or after this long, whichever comes first. */
+export const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
+
+/** How long after its start a start ranks itself among the tenant's running workflows. */
+export const SETTLE_MS = 1000;
+
+/** The reason a withdrawn workflow is terminated with. */
+export const CAP_MARKER = 'max_active_workflows';
+export const CAP_WITHDRAW_REASON = `${CAP_MARKER}: withdrawn, the caller was over the cap when it started`;
+
+/** The expected attempts of a run: each block needs 2^difficulty hashes on average. */
+export function expectedAttempts(blocks: number, difficulty: number): number {
+    return blocks * 2 ** difficulty;
+}
+
+function powerOfTwo(value: number): string {
+    const exponent = Math.log2(value);
+    return Number.isInteger(exponent) ? `2^${exponent} = ${value}` : String(value);
+}
+
+/** The refusal of a call over MAX_WORK, or undefined when it fits. */
+export function workCapError(blocks: number, difficulty: number, maxWork: number): string | undefined {
+    const expected = expectedAttempts(blocks, difficulty);
+    if (expected <= maxWork) return undefined;
+    // The most blocks at this difficulty, or else the highest difficulty for one block, that fit.
+    const blocksThatFit = Math.floor(maxWork / 2 ** difficulty);
+    const hint =
+        blocksThatFit >= 1
+            ? `use at most ${blocksThatFit} block${blocksThatFit === 1 ? '' : 's'} at difficulty ${difficulty}`
+            : `use difficulty ${Math.floor(Math.log2(maxWork))} or lower`;
+    return (
+        `This run would take ${expected} expected attempts (blocks × 2^difficulty = ${blocks} × 2^${difficulty}), ` +
+        `more than one call may start (MAX_WORK = ${powerOfTwo(maxWork)}). Lower the work: ${hint}.`
+    );
+}
+
+/** The refusal of a start over MAX_ACTIVE_WORKFLOWS. */
+export function activeCapError(count: number, cap: number): string {
+    return (
+        `You already have ${count} mining workflow${count === 1 ? '' : 's'} running, and at most ${cap} may run at once ` +
+        `(MAX_ACTIVE_WORKFLOWS = ${cap}). Nothing was started. Wait for one to finish (poll get_mining_result), ` +
+        'or stop one with cancel_mining, then call start_mining again.'
+    );
+}
+
+export const COUNT_FAILED =
+    'Could not check how many of your mining workflows are running, so nothing was started. Try again in a few seconds.';
+
+/**
+ * The tenant's running workflows, counting up to `stopAt` (the count is exact below it). Bounded in pages
+ * and in time; a failure, or a count that the bounds cut short below `stopAt`, rejects: the caller then
+ * refuses the start (a cap that cannot be checked is not waved through).
+ */
+export async function countActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<number> {
+    return (await listActiveWorkflows(deps, stopAt)).size;
+}
+
+/**
+ * The tenant's running workflows (id → creation time in ms), all of them or the first `stopAt` found.
+ * Bounded in pages (COUNT_MAX_PAGES of 100) and in time; rejects when the bounds cut it short.
+ */
+async function listActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<Map<string, number>> {
+    const stop = new AbortController();
+    const work = (async () => {
+        const prefix = `${deps.tenant.tag}-`;
+        const seen = new Map<string, number>();
+        let continuationToken: string | undefined;
+        for (let page = 0; page < COUNT_MAX_PAGES; page++) {
+            const answer = await deps.client.listInstances(
+                { instanceIdPrefix: prefix, top: Math.min(100, stopAt), runtimeStatus: ACTIVE_STATUSES, continuationToken },
+                stop.signal
+            );
+            for (const instance of answer.instances) {
+                // The backend filters; this holds the count to the tenant's own, whatever it answers.
+                const id = instance.instanceId;
+                if (id?.startsWith(prefix) && isActive(instance)) seen.set(id, timeMs(instance.createdTime) ?? Number.MAX_SAFE_INTEGER);
+            }
+            if (seen.size >= stopAt) return seen;
+            continuationToken = answer.continuationToken;
+            if (continuationToken === undefined) return seen;
+        }
+        throw new Error(`the count of running workflows took more than ${COUNT_MAX_PAGES} pages`);
+    })();
+    try {
+        return await withTimeout(work, COUNT_TIME_LIMIT_MS, 'The count of running workflows');
+    } finally {
+        // Stops any page still being fetched: nothing pages on in the background.
+        stop.abort();
+    }
+}
+
+function isActive(instance: DurableStatusLike): boolean {
+    return (ACTIVE_STATUSES as readonly string[]).includes(instance.runtimeStatus);
+}
+
+/** True for a workflow withdrawn by the cap check (terminated with CAP_WITHDRAW_REASON). */
+export function isWithdrawn(durable: DurableStatusLike): boolean {
+    return durable.runtimeStatus === 'Terminated' && typeof durable.output === 'string' && durable.output.includes(CAP_MARKER);
+}
+
+/** Before a start: the refusal when the tenant is at its cap (or the count failed), else undefined. */
+export async function admitStart(deps: ToolDeps): Promise<string | undefined> {
+    const cap = deps.config.maxActiveWorkflows;
+    let count: number;
+    try {
+        count = await countActiveWorkflows(deps, cap);
+    } catch (error) {
+        deps.log.error('start_mining: counting running workflows failed', error);
+        return COUNT_FAILED;
+    }
+    return count >= cap ? activeCapError(count, cap) : undefined;
+}
+
+/**
+ * After a start: SETTLE_MS later, ranks `workflowId` among the tenant's running workflows and, if the cap
+ * or more rank before it, withdraws it (terminates it) and answers the refusal. A failed listing keeps the
+ * workflow (it passed the first count; the next start counts it).
+ */
+export async function confirmStart(deps: ToolDeps, workflowId: string): Promise<string | undefined> {
+    const cap = deps.config.maxActiveWorkflows;
+    await (deps.clock ?? systemClock).sleep(SETTLE_MS);
+    let active: Map<string, number>;
+    try {
+        active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
+    } catch (error) {
+        deps.log.warn(`start_mining: the second count for ${workflowId} failed; the workflow stays`, error);
+        return undefined;
+    }
+    if (active.size <= cap) return undefined;
+    // Not visible (it ended already, or the backend is slow to show it): it ranks last.
+    const mine = active.get(workflowId) ?? Number.MAX_SAFE_INTEGER;
+    let before = 0;
+    for (const [id, created] of active) {
+        if (id !== workflowId && (created < mine || (created === mine && id < workflowId))) before++;
+    }
+    if (before < cap) return undefined;
+    try {
+        await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+    } catch (error) {
+        deps.log.error(`start_mining: could not withdraw ${workflowId}, started over the cap`, error);
+    }
+    return activeCapError(cap, cap);
+}

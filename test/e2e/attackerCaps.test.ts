@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { describeOnEachBackend } from '../support/backends';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import { rawRequest } from '../support/rawHttp';
+import { principalTenant } from '../../src/workflow/tenant';
+
+/**
+ * The app as an attacker would try it, on the local host (loopback only): a thousand starts from one
+ * tenant at once, plain calls and task-augmented calls mixed, leave at most MAX_ACTIVE_WORKFLOWS of its
+ * workflows running; every other call is refused with the cap's error, none gets a 5xx, and a second
+ * tenant starting meanwhile is not affected. Then Origin and Host headers from browsers' pages.
+ */
+
+const CAP = 3;
+const ATTEMPTS = 1000;
+/** Calls in flight at once (the local host's HTTP stream proxy is the bottleneck on 2 cores, not the app). */
+const IN_FLIGHT = 32;
+const MALLORY = 'mallory';
+const BOB = 'bob';
+
+interface Answer {
+    http: number;
+    accepted: boolean;
+    asTask: boolean;
+    text: string;
+}
+
+describeOnEachBackend('one tenant floods start_mining', (backend) => {
+    let app: AppOnAzurite;
+    let nextId = 1;
+
+    before(async () => {
+        app = await startAppOnAzurite(
+            `flood${backend}`,
+            { WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: String(CAP), WEBSITE_AUTH_ENABLED: 'True' },
+            { durable: backend }
+        );
+    });
+    after(async () => {
+        await app?.stop();
+    });
+
+    async function rpc(principal: string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Answer> {
+        const response = await fetch(app.mcpUrl, {
+            method: 'POST',
+            headers: {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                'x-ms-client-principal-id': principal,
+                'x-ms-client-principal-idp': 'aad',
+                ...headers,
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+        });
+        const text = await response.text();
+        const line = text.split('\n').find((l) => l.startsWith('data: '));
+        let message: { result?: { isError?: boolean }; error?: unknown } = {};
+        try {
+            message = JSON.parse(line === undefined ? text : line.slice(6)) as typeof message;
+        } catch {
+            // Not JSON-RPC (a host's plain-text error): neither accepted nor the cap's refusal.
+        }
+        const accepted = message.result !== undefined && message.result.isError !== true;
+        return { http: response.status, accepted, asTask: params.task !== undefined, text };
+    }
+
+    /** Start a long run (it will not end during the test): plain, or as a task. */
+    const start = (principal: string, asTask: boolean) =>
+        rpc(principal, 'tools/call', { name: 'start_mining', arguments: { difficulty: 30, blocks: 1 }, ...(asTask ? { task: {} } : {}) });
+
+    async function activeIds(principal: string): Promise<string[]> {
+        const prefix = `${principalTenant('aad', principal).tag}-`;
+        const ids: string[] = [];
+        let token: string | null = null;
+        do {
+            const url = `${app.host.url}/runtime/webhooks/durabletask/instances?instanceIdPrefix=${prefix}&runtimeStatus=Running,Pending&top=100`;
+            const response: Response = await fetch(url, { headers: token ? { 'x-ms-continuation-token': token } : {} });
+            assert.equal(response.status, 200);
+            for (const instance of (await response.json()) as Array<{ instanceId: string }>) ids.push(instance.instanceId);
+            token = response.headers.get('x-ms-continuation-token');
+        } while (token);
+        return ids;
+    }
+
+    test(`${ATTEMPTS} concurrent starts leave at most ${CAP} running; the rest are refused with the cap, no 5xx; another tenant is unaffected`, { timeout: 330_000 }, async () => {
+        const answers: Answer[] = [];
+        let issued = 0;
+        const worker = async () => {
+            while (issued < ATTEMPTS) {
+                const n = issued++;
+                answers.push(await start(MALLORY, n % 2 === 1));
+            }
+        };
+        const flood = Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+        // A second tenant, during the flood.
+        const bobs = await start(BOB, false);
+        await flood;
+
+        assert.equal(bobs.accepted, true, bobs.text);
+        assert.equal(answers.length, ATTEMPTS);
+        const serverErrors = answers.filter((a) => a.http >= 500);
+        assert.deepEqual(serverErrors.slice(0, 3).map((a) => `${a.http} ${a.text.slice(0, 200)}`), [], `${serverErrors.length} answers were 5xx`);
+        const accepted = answers.filter((a) => a.accepted);
+        assert.ok(accepted.length >= 1 && accepted.length <= CAP, `${accepted.length} of ${ATTEMPTS} starts accepted`);
+        // A plain call's refusal is a tool error naming the cap. SDK 1.32 answers a task-creation tool error with
+        // JSON-RPC -32602 "Invalid task creation result" and drops its text (README, Security).
+        const refusal = (a: Answer) =>
+            a.asTask ? /"code":-32602,"message":"MCP error -32602: Invalid task creation result/.test(a.text) : a.text.includes(`MAX_ACTIVE_WORKFLOWS = ${CAP}`);
+        const refusedOtherwise = answers.filter((a) => !a.accepted && !refusal(a));
+        assert.deepEqual(refusedOtherwise.slice(0, 3).map((a) => a.text.slice(0, 300)), [], `${refusedOtherwise.length} refusals do not name the cap`);
+
+        // Withdrawn workflows end once their terminate is applied; then at most the cap run. On the real
+        // extension, with the CPUs busy mining and other suites running, that can take a minute or more.
+        const deadline = Date.now() + 150_000;
+        let running = await activeIds(MALLORY);
+        while (running.length > CAP && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+            running = await activeIds(MALLORY);
+        }
+        assert.ok(running.length <= CAP, `${running.length} of mallory's workflows still run`);
+        assert.equal((await activeIds(BOB)).length, 1);
+        // And a start now is refused at once, before anything starts.
+        const late = await start(MALLORY, false);
+        assert.equal(late.accepted, running.length < CAP, late.text);
+
+        // Stop the long runs, so that the host's CPUs are free for the next suites.
+        for (const id of [...running, ...(await activeIds(BOB))]) {
+            await rpc(id.startsWith(principalTenant('aad', BOB).tag) ? BOB : MALLORY, 'tools/call', {
+                name: 'cancel_mining',
+                arguments: { workflow_id: id },
+            });
+        }
+    });
+
+    test('a browser page of another origin, or a rebound host name, gets 403 with a JSON-RPC error; clients without Origin are served', async () => {
+        const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+        const send = (headers: Record<string, string>) =>
+            rawRequest(app.mcpUrl.href, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+                chunks: [list],
+            });
+        const port = app.mcpUrl.port;
+        for (const name of ['Origin', 'origin', 'ORIGIN']) {
+            const refused = await send({ [name]: 'https://attacker.example' });
+            assert.equal(refused.status, 403, name);
+            const body = JSON.parse(refused.body.toString('utf8')) as { jsonrpc: string; error: { message: string } };
+            assert.equal(body.jsonrpc, '2.0');
+            assert.match(body.error.message, /Origin/);
+        }
+        for (const origin of ['null', `http://localhost:${port}/x`, 'https://localhost.attacker.example', `http://127.0.0.1:${port}, https://attacker.example`]) {
+            assert.equal((await send({ origin })).status, 403, origin);
+        }
+        for (const host of [`attacker.example:${port}`, `127.0.0.1.nip.io:${port}`, `0.0.0.0:${port}`]) {
+            assert.equal((await send({ host })).status, 403, host);
+            assert.equal((await send({ host, origin: `http://${host}` })).status, 403, host);
+        }
+        // The SDKs and VS Code send no Origin; the Inspector in a browser sends a loopback one.
+        assert.equal((await send({})).status, 200);
+        assert.equal((await send({ origin: `http://localhost:${port}` })).status, 200);
+        assert.equal((await send({ origin: 'http://localhost:6274', host: `localhost:${port}` })).status, 200);
+        assert.equal((await send({ host: `127.0.0.1:${port}` })).status, 200);
+    });
+});

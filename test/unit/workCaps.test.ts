@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parseConfig, type Config } from '../../src/config';
+import { buildMcpServer } from '../../src/mcp/server';
+import {
+    ACTIVE_STATUSES,
+    CAP_WITHDRAW_REASON,
+    COUNT_FAILED,
+    COUNT_MAX_PAGES,
+    expectedAttempts,
+    workCapError,
+} from '../../src/mcp/tools/workCaps';
+import type { InstancePage, InstanceQuery } from '../../src/workflow/client';
+import { keyedWorkflowId } from '../../src/workflow/ids';
+import { principalTenant, type Tenant } from '../../src/workflow/tenant';
+import { DurableHttpError } from '../../src/workflow/durableHttpError';
+import { FakeClock, MemoryLog } from './helpers/fakes';
+import { MemoryBackend } from './helpers/memoryBackend';
+import { connectInMemory } from './helpers/inMemoryClient';
+
+/** The caps per tenant: MAX_WORK per call, MAX_ACTIVE_WORKFLOWS running at once, counted in the backend. */
+
+const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: '3', MAX_WORK: String(2 ** 20) });
+const ALICE = principalTenant('aad', 'alice');
+const BOB = principalTenant('aad', 'bob');
+
+const clients: Client[] = [];
+after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+});
+
+async function connect(backend: MemoryBackend, tenant: Tenant, config: Config = CONFIG) {
+    const log = new MemoryLog();
+    const server = buildMcpServer({ client: backend, config, log, clock: new FakeClock(), tenant, wallNow: () => backend.now });
+    const { client } = await connectInMemory(server, clients);
+    const call = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'start_mining', arguments: args })) as CallToolResult;
+    const startTask = (args: Record<string, unknown>) =>
+        client.request({ method: 'tools/call', params: { name: 'start_mining', arguments: args, task: {} } }, CreateTaskResultSchema);
+    return { client, call, startTask, log };
+}
+
+function text(result: CallToolResult): string {
+    const first = result.content[0];
+    return first?.type === 'text' ? first.text : '';
+}
+
+function running(backend: MemoryBackend, tenant: Tenant): string[] {
+    return [...backend.instances.values()]
+        .filter((i) => i.instanceId?.startsWith(`${tenant.tag}-`) && (ACTIVE_STATUSES as readonly string[]).includes(i.runtimeStatus))
+        .map((i) => i.instanceId ?? '');
+}
+
+describe('MAX_WORK: the expected attempts of one call', () => {
+    it('is blocks × 2^difficulty, and a call over it is refused naming the cap and what fits', () => {
+        assert.equal(expectedAttempts(4, 28), 2 ** 30);
+        assert.equal(workCapError(16, 16, 2 ** 20), undefined);
+        const refusal = workCapError(4, 20, 2 ** 20);
+        assert.match(refusal ?? '', /4194304 expected attempts \(blocks × 2\^difficulty = 4 × 2\^20\)/);
+        assert.match(refusal ?? '', /MAX_WORK = 2\^20 = 1048576/);
+        assert.match(refusal ?? '', /at most 1 block at difficulty 20/);
+        assert.match(workCapError(1, 30, 2 ** 20) ?? '', /use difficulty 20 or lower/);
+    });
+
+    it('refuses a plain call and a task over it before anything starts', async () => {
+        const backend = new MemoryBackend();
+        const { call, startTask } = await connect(backend, ALICE);
+        const result = await call({ difficulty: 21, blocks: 1 });
+        assert.equal(result.isError, true);
+        assert.match(text(result), /MAX_WORK/);
+        await assert.rejects(startTask({ difficulty: 19, blocks: 4 }));
+        assert.equal(backend.count('startNew'), 0);
+    });
+});
+
+describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
+    it('refuses a start at the cap, naming the cap and the count, and leaves another tenant alone', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        const bob = await connect(backend, BOB);
+        for (let i = 0; i < 3; i++) assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const refused = await alice.call({ difficulty: 4, blocks: 1 });
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /You already have 3 mining workflows running, and at most 3 may run at once \(MAX_ACTIVE_WORKFLOWS = 3\)/);
+        assert.match(text(refused), /cancel_mining/);
+        await assert.rejects(alice.startTask({ difficulty: 4, blocks: 1 }));
+        assert.equal(backend.count('startNew'), 3);
+        assert.notEqual((await bob.call({ difficulty: 4, blocks: 1 })).isError, true);
+        assert.equal(running(backend, BOB).length, 1);
+        // One ends: there is room again.
+        backend.set(running(backend, ALICE)[0] ?? '', { runtimeStatus: 'Completed' });
+        assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+    });
+
+    it('holds against concurrent starts, plain and as tasks: at most the cap stay, every other call is refused with the cap', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        const calls = Array.from({ length: 60 }, (_, i) =>
+            i % 2 === 0
+                ? alice.call({ difficulty: 4, blocks: 1 }).then((r) => (r.isError === true ? text(r) : 'ok'))
+                : alice.startTask({ difficulty: 4, blocks: 1 }).then(
+                      () => 'ok',
+                      (error: Error) => error.message
+                  )
+        );
+        const outcomes = await Promise.all(calls);
+        const accepted = outcomes.filter((o) => o === 'ok').length;
+        assert.ok(running(backend, ALICE).length <= 3, `${running(backend, ALICE).length} running`);
+        assert.ok(accepted <= 3, `${accepted} accepted`);
+        // SDK 1.32 reports a task-creation tool error as "Invalid task creation result"; plain calls say why.
+        for (const outcome of outcomes.filter((o, i) => o !== 'ok' && i % 2 === 0)) assert.match(outcome, /MAX_ACTIVE_WORKFLOWS = 3/);
+        // Each withdrawn workflow was terminated with the cap's reason.
+        for (const instance of backend.instances.values()) {
+            if (instance.runtimeStatus === 'Terminated') assert.equal(instance.output, CAP_WITHDRAW_REASON);
+        }
+    });
+
+    it('lets a keyed retry start again when its first start was withdrawn', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        const id = keyedWorkflowId(ALICE, 'job');
+        backend.instances.set(id, {
+            instanceId: id,
+            runtimeStatus: 'Terminated',
+            input: { difficulty: 4, blocks: 1 },
+            output: CAP_WITHDRAW_REASON,
+            createdTime: new Date(backend.now),
+            lastUpdatedTime: new Date(backend.now),
+        });
+        const result = await alice.call({ difficulty: 4, blocks: 1, idempotency_key: 'job' });
+        assert.notEqual(result.isError, true, text(result));
+        assert.equal(backend.instances.get(id)?.runtimeStatus, 'Running');
+    });
+
+    it('refuses when the count fails, and stops counting after a bounded number of pages', async () => {
+        const failing = new MemoryBackend();
+        failing.listInstances = async () => {
+            throw new DurableHttpError('list query', 503);
+        };
+        const a = await connect(failing, ALICE);
+        assert.equal(text(await a.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.equal(failing.count('startNew'), 0);
+
+        const endless = new MemoryBackend();
+        let pages = 0;
+        endless.listInstances = async (query: InstanceQuery): Promise<InstancePage> => {
+            pages++;
+            return { instances: [], continuationToken: `${Number(query.continuationToken ?? 0) + 1}` };
+        };
+        const b = await connect(endless, ALICE);
+        assert.equal(text(await b.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.equal(pages, COUNT_MAX_PAGES);
+        assert.equal(endless.count('startNew'), 0);
+    });
+
+    it('counts by the tenant prefix, running statuses only', async () => {
+        const backend = new MemoryBackend();
+        await connect(backend, ALICE).then((a) => a.call({ difficulty: 4, blocks: 1 }));
+        const query = backend.calls.find((c) => c.method === 'listInstances')?.args[0] as InstanceQuery;
+        assert.equal(query.instanceIdPrefix, `${ALICE.tag}-`);
+        assert.deepEqual(query.runtimeStatus, ACTIVE_STATUSES);
+    });
+});
