@@ -24,6 +24,7 @@ import { run as mining } from './mining';
 import { run as orchestration } from './orchestration';
 import { run as pastBudget } from './pastBudget';
 import { run as responsiveness } from './responsiveness';
+import { run as statusReads } from './statusReads';
 import { run as throughput } from './throughput';
 
 /**
@@ -35,6 +36,7 @@ const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
     ['responsiveness', responsiveness],
     ['completionLag', completionLag],
     ['pastBudget', pastBudget],
+    ['statusReads', statusReads],
     ['throughput', throughput],
     ['memory', memory],
     // --quick: 20 clients instead of 50.

@@ -101,7 +101,12 @@ export async function run(options: LoadOptions = {}): Promise<string> {
     };
     const log = options.log ?? (() => undefined);
     const loadBefore = loadavg()[0] ?? 0;
-    const app = await startAppOnAzurite('load', { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds) }, { args: ['--log-level', 'warning'] });
+    const app = await startAppOnAzurite(
+        'load',
+        // Every bench client is the shared tenant: the load measures the server, not the cap per caller.
+        { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds), MAX_ACTIVE_WORKFLOWS: '1000' },
+        { args: ['--log-level', 'warning'] }
+    );
     try {
         const url = app.mcpUrl;
         const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [], startedRunning: 0 };
