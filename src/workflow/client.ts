@@ -23,8 +23,8 @@ export interface WorkflowClient {
      */
     listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage>;
     /**
-     * Deletes an instance's history; an unknown one is left as it is. The real extension deletes a running
-     * instance too (and a terminate queued for it can then turn into a poison message): purge ended ones only.
+     * Deletes an ended instance's history; an unknown one is left as it is, and the real extension refuses
+     * one that has not ended (HTTP 412, measured by test/devhost/backendConformance.test.ts).
      */
     purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }>;
 }

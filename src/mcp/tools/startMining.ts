@@ -71,7 +71,7 @@ interface Started {
  * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
  * reliably that it lost: on the real Durable extension (Azure Storage provider) concurrent starts on a new
  * id can all be accepted (202) while only the first one's input is kept and run, and a start on an id that
- * is running answers 500. So after its start, whatever the answer, a keyed call reads the workflow back and
+ * is running answers 409. So after its start, whatever the answer, a keyed call reads the workflow back and
  * hands it out only if it runs this call's arguments; otherwise the key was taken by other work (KEY_REUSED).
  * The instance row the read shows is written by the accepted start itself, conditionally (only the first
  * writer of a new id, or of an ended id's row, succeeds), and it is that start's message that runs: so its
