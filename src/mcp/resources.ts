@@ -35,29 +35,44 @@ function resourceNotFound(uri: URL): McpError {
     return new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`);
 }
 
+/** What the workflow resource is, for every era's server. */
+export const workflowResourceDefinition = {
+    name: 'mining-workflow',
+    uriTemplate: WORKFLOW_URI_TEMPLATE,
+    metadata: {
+        title: 'Mining workflow status',
+        description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
+        mimeType: 'application/json',
+    },
+} as const;
+
+export type WorkflowResourceRead =
+    | { kind: 'found'; contents: Array<{ uri: string; mimeType: string; text: string }> }
+    | { kind: 'not_found' }
+    | { kind: 'unavailable' };
+
+/** One read of the workflow resource, whichever era asks; each era's server turns the misses into its own errors. */
+export async function readWorkflowResource(deps: ToolDeps, uri: URL, workflowId: unknown): Promise<WorkflowResourceRead> {
+    // Checked before the backend sees it, as the tools do.
+    if (typeof workflowId !== 'string' || !isTenantWorkflowId(deps.tenant, workflowId)) return { kind: 'not_found' };
+    let durable;
+    try {
+        durable = await readStatusRetiringExpired(deps, workflowId);
+    } catch (error) {
+        deps.log.error(`resources/read: status read for ${workflowId} failed`, error);
+        return { kind: 'unavailable' };
+    }
+    if (durable === undefined) return { kind: 'not_found' };
+    const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
+    return { kind: 'found', contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
+}
+
 export function registerWorkflowResource(server: McpServer, deps: ToolDeps): void {
-    server.registerResource(
-        'mining-workflow',
-        new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
-        {
-            title: 'Mining workflow status',
-            description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
-            mimeType: 'application/json',
-        },
-        async (uri, variables) => {
-            const workflowId = variables.workflow_id;
-            // Checked before the backend sees it, as the tools do.
-            if (typeof workflowId !== 'string' || !isTenantWorkflowId(deps.tenant, workflowId)) throw resourceNotFound(uri);
-            let durable;
-            try {
-                durable = await readStatusRetiringExpired(deps, workflowId);
-            } catch (error) {
-                deps.log.error(`resources/read: status read for ${workflowId} failed`, error);
-                throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
-            }
-            if (durable === undefined) throw resourceNotFound(uri);
-            const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
-            return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
-        }
-    );
+    const { name, uriTemplate, metadata } = workflowResourceDefinition;
+    server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined }), metadata, async (uri, variables) => {
+        const read = await readWorkflowResource(deps, uri, variables.workflow_id);
+        if (read.kind === 'unavailable') throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
+        if (read.kind === 'not_found') throw resourceNotFound(uri);
+        return { contents: read.contents };
+    });
 }

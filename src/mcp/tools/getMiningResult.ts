@@ -14,36 +14,42 @@ export const GET_MINING_RESULT_DESCRIPTION =
     'If status is "failed", stop polling and tell the user the `error`. ' +
     'If status is "not_found", stop polling this id and call start_mining to start a new workflow.';
 
-export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void {
+/** What get_mining_result is, for every era's server. */
+export const getMiningResultDefinition = {
+    name: 'get_mining_result',
+    title: 'Get mining result',
+    description: GET_MINING_RESULT_DESCRIPTION,
+    inputSchema: workflowIdInput,
+    outputSchema: anyStatusSchema,
+    annotations: {
+        title: 'Get mining result',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+    },
+} as const;
+
+/** get_mining_result's answer, whichever era asks. */
+export function getMiningResult(deps: ToolDeps, { workflow_id }: { workflow_id: string }) {
     const { config, log } = deps;
-    server.registerTool(
-        'get_mining_result',
-        {
-            title: 'Get mining result',
-            description: GET_MINING_RESULT_DESCRIPTION,
-            inputSchema: workflowIdInput,
-            outputSchema: anyStatusSchema,
-            annotations: {
-                title: 'Get mining result',
-                readOnlyHint: true,
-                destructiveHint: false,
-                idempotentHint: true,
-                openWorldHint: false,
-            },
-        },
-        ({ workflow_id }) => guarded('get_mining_result', log, async () => {
-            // Checked before the backend sees it (the durable client puts ids into URLs); another
-            // tenant's workflow is not_found, like an unknown one.
-            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
-            let durable;
-            try {
-                durable = await readStatusRetiringExpired(deps, workflow_id);
-            } catch (error) {
-                log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
-                return toolError(BACKEND_UNAVAILABLE);
-            }
-            if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
-            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
-        })
-    );
+    return guarded('get_mining_result', log, async () => {
+        // Checked before the backend sees it (the durable client puts ids into URLs); another
+        // tenant's workflow is not_found, like an unknown one.
+        if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
+        let durable;
+        try {
+            durable = await readStatusRetiringExpired(deps, workflow_id);
+        } catch (error) {
+            log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
+            return toolError(BACKEND_UNAVAILABLE);
+        }
+        if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
+        return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
+    });
+}
+
+export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void {
+    const { name, ...definition } = getMiningResultDefinition;
+    server.registerTool(name, definition, (args) => getMiningResult(deps, args));
 }

@@ -4,7 +4,7 @@ import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotoc
 import type { DurableTaskStore } from '../tasks/durableTaskStore';
 import { answerPlainCallsWith } from '../tasks/plainCalls';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
-import { progressReporter, type ToolExtra } from '../progress';
+import { progressReporter, type CallExtra, type ToolExtra } from '../progress';
 import { progressMessage } from '../progressMessage';
 import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
@@ -215,6 +215,129 @@ function requestedTtlMs(ttl: number | undefined): number | undefined {
 }
 
 /**
+ * A plain start_mining call (no task): DESIGN's budgeted wait, then the result or `running`. Shared by
+ * both protocol eras: SDK 1.32 reaches it through plainCalls.ts, the 2026-era server calls it directly.
+ */
+export async function startMiningCall(deps: ToolDeps, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const { config, log } = deps;
+    const { difficulty, blocks, idempotency_key } = startInputSchema(config).parse(args);
+    return guarded('start_mining', log, async () => {
+        const clock = deps.clock ?? systemClock;
+        const calledAt = clock.now();
+        const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
+        const started = await startOrFind(deps, input, idempotency_key);
+        if ('error' in started) return toolError(started.error);
+        const { workflowId } = started;
+        // The cap's second look runs during the wait; a withdrawal ends the wait.
+        const withdrawn = new AbortController();
+        let refusal: string | undefined;
+        const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
+            refusal = answer;
+            if (answer !== undefined) withdrawn.abort();
+        });
+        const signal = extra.signal === undefined ? withdrawn.signal : AbortSignal.any([extra.signal, withdrawn.signal]);
+
+        const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
+        const report = progressReporter(extra, log);
+        const outcome = await budgetedWait<DurableStatusLike>({
+            read: async () => {
+                try {
+                    // Undefined (not visible yet) right after startNew is no reason to stop waiting.
+                    return await readDurableStatus(deps, workflowId);
+                } catch (error) {
+                    // The workflow exists; a failed read only means less is known. Keep waiting.
+                    log.warn(`start_mining: status read for ${workflowId} failed`, error);
+                    return undefined;
+                }
+            },
+            isFinal: (durable) => isTerminal(durable.runtimeStatus),
+            onValue: (durable) => {
+                const status = toWorkflowStatus(workflowId, durable, options);
+                if (status.status === 'running' && status.progress !== undefined) report(status.progress);
+            },
+            // The budget covers the whole call, the start request included.
+            budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
+            signal,
+            clock,
+        });
+        await confirmed;
+        // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
+        if (refusal !== undefined && !outcome.final) return toolError(refusal);
+
+        const status =
+            outcome.last === undefined
+                ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
+                : toWorkflowStatus(workflowId, outcome.last, options);
+        return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
+    });
+}
+
+/**
+ * A start_mining call answered with a task: the workflow is started (or found by its key) and exists
+ * durably before the answer; the task id is the workflow id and `ttlMs` (when given) goes into the
+ * orchestration input. Throws an Error with a message safe to show for a refused start. Shared by both
+ * eras: SDK 1.32's createTask and the 2026 Tasks extension (src/mcp/era2026/taskCall.ts).
+ */
+export async function startMiningTask(
+    deps: ToolDeps,
+    args: unknown,
+    ttlMs: number | undefined,
+    taskStore: DurableTaskStore
+): Promise<CreateTaskResult> {
+    const { config, log } = deps;
+    const { difficulty, blocks, idempotency_key } = startInputSchema(config).parse(args);
+    const ttl = requestedTtlMs(ttlMs);
+    const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
+    const started = await startOrFind(deps, input, idempotency_key);
+    // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
+    if ('error' in started) throw new Error(started.error);
+    const refusal = await started.confirmation;
+    if (refusal !== undefined) throw new Error(refusal);
+    const { workflowId } = started;
+    // The task as the backend sees it (a keyed call may find one that already ended)...
+    const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
+        log.warn(`start_mining: task read for ${workflowId} failed`, error);
+        return null;
+    });
+    // What the run costs, in the answer that commits it (a Task has no field of its own for it).
+    const cost = { expected_attempts: expectedAttempts(blocks, difficulty) };
+    if (task !== null) return { task, _meta: cost };
+    // ...or, right after the start, as it was started: the workflow exists, so the task does.
+    const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
+    const working: Task = {
+        taskId: workflowId,
+        status: 'working',
+        ttl: ttl ?? null,
+        createdAt: now,
+        lastUpdatedAt: now,
+        pollInterval: config.pollAfterSeconds * 1000,
+        statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
+    };
+    return { task: working, _meta: cost };
+}
+
+/** What start_mining is, for every era's server: name, title, description, schemas and annotations. */
+export function startMiningDefinition(config: ToolDeps['config']) {
+    return {
+        name: 'start_mining',
+        title: 'Start mining',
+        description: startMiningDescription(config.waitBudgetSeconds),
+        inputSchema: startInputSchema(config),
+        outputSchema: startStatusSchema,
+        annotations: {
+            title: 'Start mining',
+            readOnlyHint: false,
+            // It creates work and destroys nothing.
+            destructiveHint: false,
+            // Without an idempotency_key every call starts another workflow.
+            idempotentHint: false,
+            // It talks to this app's own workflow backend only.
+            openWorldHint: false,
+        },
+    } as const;
+}
+
+/**
  * start_mining: a task tool with taskSupport 'optional'. A task-augmented call (MCP Tasks) starts the
  * workflow and answers at once with the task, whose id is the workflow id; the client then polls with
  * tasks/get and fetches the answer with tasks/result. A plain call keeps DESIGN's budgeted wait (see
@@ -222,115 +345,12 @@ function requestedTtlMs(ttl: number | undefined): number | undefined {
  * of a keyed call is the keyed workflow id.
  */
 export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): void {
-    const { config, log } = deps;
-    const inputSchema = startInputSchema(config);
-
-    async function plainCall(args: unknown, extra: ToolExtra): Promise<CallToolResult> {
-        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
-        return guarded('start_mining', log, async () => {
-            const clock = deps.clock ?? systemClock;
-            const calledAt = clock.now();
-            const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
-            const started = await startOrFind(deps, input, idempotency_key);
-            if ('error' in started) return toolError(started.error);
-            const { workflowId } = started;
-            // The cap's second look runs during the wait; a withdrawal ends the wait.
-            const withdrawn = new AbortController();
-            let refusal: string | undefined;
-            const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
-                refusal = answer;
-                if (answer !== undefined) withdrawn.abort();
-            });
-            const signal = extra.signal === undefined ? withdrawn.signal : AbortSignal.any([extra.signal, withdrawn.signal]);
-
-            const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
-            const report = progressReporter(extra, log);
-            const outcome = await budgetedWait<DurableStatusLike>({
-                read: async () => {
-                    try {
-                        // Undefined (not visible yet) right after startNew is no reason to stop waiting.
-                        return await readDurableStatus(deps, workflowId);
-                    } catch (error) {
-                        // The workflow exists; a failed read only means less is known. Keep waiting.
-                        log.warn(`start_mining: status read for ${workflowId} failed`, error);
-                        return undefined;
-                    }
-                },
-                isFinal: (durable) => isTerminal(durable.runtimeStatus),
-                onValue: (durable) => {
-                    const status = toWorkflowStatus(workflowId, durable, options);
-                    if (status.status === 'running' && status.progress !== undefined) report(status.progress);
-                },
-                // The budget covers the whole call, the start request included.
-                budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
-                signal,
-                clock,
-            });
-            await confirmed;
-            // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
-            if (refusal !== undefined && !outcome.final) return toolError(refusal);
-
-            const status =
-                outcome.last === undefined
-                    ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
-                    : toWorkflowStatus(workflowId, outcome.last, options);
-            return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
-        });
-    }
-
-    async function createTask(args: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
-        const { difficulty, blocks, idempotency_key } = inputSchema.parse(args);
-        const ttl = requestedTtlMs(extra.taskRequestedTtl);
-        const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
-        const started = await startOrFind(deps, input, idempotency_key);
-        // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
-        if ('error' in started) throw new Error(started.error);
-        const refusal = await started.confirmation;
-        if (refusal !== undefined) throw new Error(refusal);
-        const { workflowId } = started;
-        // The task as the backend sees it (a keyed call may find one that already ended)...
-        const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
-            log.warn(`start_mining: task read for ${workflowId} failed`, error);
-            return null;
-        });
-        // What the run costs, in the answer that commits it (a Task has no field of its own for it).
-        const cost = { expected_attempts: expectedAttempts(blocks, difficulty) };
-        if (task !== null) return { task, _meta: cost };
-        // ...or, right after the start, as it was started: the workflow exists, so the task does.
-        const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
-        const working: Task = {
-            taskId: workflowId,
-            status: 'working',
-            ttl: ttl ?? null,
-            createdAt: now,
-            lastUpdatedAt: now,
-            pollInterval: config.pollAfterSeconds * 1000,
-            statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
-        };
-        return { task: working, _meta: cost };
-    }
-
+    const { name, ...definition } = startMiningDefinition(deps.config);
     server.experimental.tasks.registerToolTask(
-        'start_mining',
+        name,
+        { ...definition, execution: { taskSupport: 'optional' } },
         {
-            title: 'Start mining',
-            description: startMiningDescription(config.waitBudgetSeconds),
-            inputSchema,
-            outputSchema: startStatusSchema,
-            annotations: {
-                title: 'Start mining',
-                readOnlyHint: false,
-                // It creates work and destroys nothing.
-                destructiveHint: false,
-                // Without an idempotency_key every call starts another workflow.
-                idempotentHint: false,
-                // It talks to this app's own workflow backend only.
-                openWorldHint: false,
-            },
-            execution: { taskSupport: 'optional' },
-        },
-        {
-            createTask,
+            createTask: (args: unknown, extra: ToolExtra) => startMiningTask(deps, args, extra.taskRequestedTtl ?? undefined, taskStore),
             // SDK 1.32 answers tasks/get and tasks/result from the task store and never calls these two.
             getTask: async (_args, extra) => {
                 const task = await taskStore.getTask(extra.taskId);
@@ -340,5 +360,5 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
         }
     );
-    answerPlainCallsWith(server, new Map([['start_mining', plainCall]]));
+    answerPlainCallsWith(server, new Map([[name, (args: unknown, extra: ToolExtra) => startMiningCall(deps, args, extra)]]));
 }
