@@ -6,10 +6,16 @@ import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
 import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
 import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/originCheck';
 import { buildMcpServer } from '../mcp/server';
+import { serveByEra } from '../mcp/era2026/eraRouter';
+import { serveModernRequest } from '../mcp/era2026/modernEndpoint';
+import { buildModernServer } from '../mcp/era2026/modernServer';
 import type { WorkflowClient } from '../workflow/client';
 import { ManagementApiClient } from '../workflow/managementClient';
 
-/** The MCP endpoint, /api/mcp: stateless Streamable HTTP, with the durable client as an extra input. */
+/**
+ * The MCP endpoint, /api/mcp: stateless Streamable HTTP, with the durable client as an extra input. Each
+ * request is served by the 2026-07-28 server or the 2025-era one (src/mcp/era2026/eraRouter.ts).
+ */
 
 // Streamed responses, so SSE (progress, then the result) reaches the client as it is written.
 app.setup({ enableHttpStream: true });
@@ -57,8 +63,12 @@ export async function mcpHandler(request: HttpRequest, context: InvocationContex
             return toResponseInit(forbidden(refusal));
         }
         const tenant = callerTenant(webRequest.headers, platformAuthEnabled);
-        const buildServer = () => buildMcpServer({ client: durableClient(context), config, log: context, tenant });
-        return toResponseInit(await serveMcpRequest(webRequest, buildServer, context));
+        const deps = () => ({ client: durableClient(context), config, log: context, tenant });
+        const response = await serveByEra(webRequest, {
+            legacy: (legacy) => serveMcpRequest(legacy, () => buildMcpServer(deps()), context),
+            modern: (modern) => serveModernRequest(modern, () => buildModernServer(deps()), context),
+        });
+        return toResponseInit(response);
     } catch (error) {
         context.error('MCP endpoint failed', error);
         return toResponseInit(internalError());
