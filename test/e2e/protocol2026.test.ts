@@ -1,88 +1,295 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as Transport2025 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
+import type { TaskId } from '@modelcontextprotocol/ext-tasks/core' with { 'resolution-mode': 'import' };
+import { resultProblems, type Mined } from '../support/chainCheck';
+import { pollUntilDone } from '../support/polling';
+import { envelope2026, postRaw2026, PROTOCOL_2026 } from '../support/raw2026';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { uniqueHubName } from '../support/testAzurite';
+import { until } from '../support/until';
 
 /**
- * What a client of the 2026-07-28 revision gets from this server (built on SDK 1.32, whose newest
- * revision is 2025-11-25): the SDK v2 client, `@modelcontextprotocol/client`, over HTTP against the app
- * on the local host. Its default ('legacy') and 'auto' negotiation both end on 2025-11-25 and work; a
- * client pinned to 2026-07-28 cannot connect. The README's "Clients of the 2026-07-28 revision" has the why.
+ * MCP 2026-07-28 on /api/mcp, next to the 2025 era, with clients nobody here wrote: SDK v2's client
+ * (`@modelcontextprotocol/client`) pinned to 2026-07-28 and in its other negotiation modes, the Tasks
+ * extension's own client session (`@modelcontextprotocol/ext-tasks`) with its 2026 framing, and SDK 1.32's
+ * client for the cross-era reads. The app runs on the local host, as if App Service Authentication were on,
+ * so the principal headers name the tenant.
  */
 
-describe('a 2026-07-28 client (SDK v2, @modelcontextprotocol/client) against this 2025-11-25 server', () => {
+const TASKS = 'io.modelcontextprotocol/tasks';
+const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
+
+interface Status {
+    status: string;
+    workflow_id: string;
+    result?: Mined;
+    reason?: string;
+    progress?: { blocks_done: number; blocks_total: number };
+}
+
+describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () => {
     let host: SpawnedHost;
     let mcpUrl: URL;
+    const closers: Array<() => Promise<unknown>> = [];
 
     before(async () => {
-        // Memory storage: this file is about the protocol handshake, not the Durable backend.
-        host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('protocol'), WAIT_BUDGET_SECONDS: '5' } });
+        // Memory storage and the TypeScript engine: this file is about the protocol, not the Durable backend.
+        host = await spawnHost({
+            app: repoRoot,
+            env: { TASKHUB_NAME: uniqueHubName('protocol2026'), WAIT_BUDGET_SECONDS: '3', WEBSITE_AUTH_ENABLED: 'True' },
+        });
         mcpUrl = new URL(`${host.url}/api/mcp`);
     });
     after(async () => {
+        for (const close of closers) await close().catch(() => undefined);
         await host?.stop();
     });
 
     /** A v2 client whose HTTP exchanges are recorded as "METHOD jsonrpc-method -> status". */
-    function recordingClient(options: ConstructorParameters<typeof Client>[1]) {
+    function v2Client(options: ConstructorParameters<typeof Client>[1], headers: Record<string, string> = principal('alice')) {
         const exchanges: string[] = [];
         const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-            const response = await fetch(input, init);
+            const merged = new Headers(init?.headers);
+            for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+            const response = await fetch(input, { ...init, headers: merged });
             const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : {};
             exchanges.push(`${init?.method ?? 'GET'} ${body.method ?? ''} -> ${response.status}`.replace('  ', ' '));
             return response;
         };
         const client = new Client({ name: 'v2-client', version: '1.0.0' }, options);
         const transport = new StreamableHTTPClientTransport(mcpUrl, { fetch: recordingFetch });
+        closers.push(() => client.close());
         return { client, transport, exchanges };
     }
 
-    async function mineAndRead(client: Client): Promise<void> {
+    async function pinned2026(headers?: Record<string, string>) {
+        const made = v2Client({ versionNegotiation: { mode: { pin: PROTOCOL_2026 } } }, headers);
+        await made.client.connect(made.transport);
+        return made;
+    }
+
+    async function client2025(headers: Record<string, string> = principal('alice')): Promise<Client2025> {
+        const client = new Client2025({ name: 'sdk-1.32-client', version: '1.0.0' });
+        await client.connect(new Transport2025(mcpUrl, { requestInit: { headers } }));
+        closers.push(() => client.close());
+        return client;
+    }
+
+    /**
+     * An ext-tasks session over a pinned v2 client, its task requests sent raw with the 2026 framing. The
+     * client is the ESM build of @modelcontextprotocol/client, the one ext-tasks (ESM only) itself imports.
+     */
+    async function taskSession(who: string): Promise<TaskEnabledSession> {
+        const { createTaskSessionFromClient } = await import('@modelcontextprotocol/ext-tasks/client');
+        const esm = await import('@modelcontextprotocol/client');
+        const client = new esm.Client({ name: 'ext-tasks-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: PROTOCOL_2026 } } });
+        await client.connect(new esm.StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: principal(who) } }));
+        closers.push(() => client.close());
+        const session = createTaskSessionFromClient(client, {
+            endpointId: `protocol2026-${who}`,
+            rawDispatch: async (request, options) => {
+                const { answer } = await postRaw2026(mcpUrl, request as { method: string }, principal(who), options?.signal);
+                return answer as never;
+            },
+            v2RequestFraming: {
+                protocolVersion: PROTOCOL_2026,
+                clientInfo: { name: 'ext-tasks-session', version: '1.0.0' },
+                clientCapabilities: {},
+            },
+        });
+        closers.push(() => session.close());
+        return session;
+    }
+
+    /** Task ids as ext-tasks types them. */
+    const asTaskId = async (id: string): Promise<TaskId> => (await import('@modelcontextprotocol/ext-tasks/core')).taskId(id);
+
+    const structured = (result: unknown) => (result as { structuredContent?: Status }).structuredContent as Status;
+
+    test('pinned to 2026-07-28, SDK v2 connects with server/discover and sees the tools, no listChanged, and the Tasks extension', async () => {
+        const { client, transport, exchanges } = await pinned2026();
+        assert.equal(exchanges[0], 'POST server/discover -> 200');
+        assert.equal(transport.protocolVersion, PROTOCOL_2026);
+        const capabilities = client.getServerCapabilities();
+        assert.deepEqual(capabilities?.extensions, { [TASKS]: {} });
+        assert.notEqual(capabilities?.tools?.listChanged, true);
+        assert.notEqual(capabilities?.resources?.listChanged, true);
         const { tools } = await client.listTools();
         assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_mining', 'get_mining_result', 'start_mining']);
-        const progress: number[] = [];
-        const result = await client.callTool(
-            { name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } },
-            { onprogress: (p: { progress: number }) => progress.push(p.progress) }
-        );
-        const status = result.structuredContent as { status: string; workflow_id: string };
+        const start = tools.find((t) => t.name === 'start_mining');
+        assert.equal(start?.annotations?.readOnlyHint, false);
+        assert.equal(start?.annotations?.idempotentHint, false);
+        assert.ok(start?.outputSchema, 'start_mining has its outputSchema');
+        assert.equal(tools.find((t) => t.name === 'get_mining_result')?.annotations?.readOnlyHint, true);
+        assert.equal(tools.find((t) => t.name === 'cancel_mining')?.annotations?.destructiveHint, true);
+    });
+
+    test('pinned to 2026-07-28: an inline result with its resource_link, and the resource, bounded results as in 2025', async () => {
+        const { client } = await pinned2026();
+        const result = await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } });
+        const status = structured(result);
         assert.equal(status.status, 'completed');
+        assert.deepEqual(resultProblems(status.result, 8, 2), []);
         const link = (result.content as Array<{ type: string; uri?: string }>).find((c) => c.type === 'resource_link');
         assert.equal(link?.uri, `mining://workflows/${status.workflow_id}`);
         const read = await client.readResource({ uri: `mining://workflows/${status.workflow_id}` });
         const content = read.contents[0] as { text?: string } | undefined;
-        assert.equal((JSON.parse(content?.text ?? '{}') as { status?: string }).status, 'completed');
-    }
-
-    test('by default it connects with the 2025 handshake at 2025-11-25, and the tools and the resource work', async () => {
-        const { client, transport, exchanges } = recordingClient({});
-        await client.connect(transport);
-        try {
-            assert.equal(transport.protocolVersion, '2025-11-25');
-            assert.deepEqual(exchanges.slice(0, 2), ['POST initialize -> 200', 'POST notifications/initialized -> 202']);
-            await mineAndRead(client);
-        } finally {
-            await client.close();
-        }
+        assert.equal((JSON.parse(content?.text ?? '{}') as Status).status, 'completed');
+        // Another tenant's workflow is an unknown resource.
+        const { client: bob } = await pinned2026(principal('bob'));
+        await assert.rejects(bob.readResource({ uri: `mining://workflows/${status.workflow_id}` }), /not found/i);
     });
 
-    test("with 'auto' negotiation its server/discover probe is refused, and it falls back to 2025-11-25", async () => {
-        const { client, transport, exchanges } = recordingClient({ versionNegotiation: { mode: 'auto' } });
-        await client.connect(transport);
-        try {
-            // SDK 1.32's transport answers a request for an unknown protocol version with HTTP 400.
-            assert.deepEqual(exchanges.slice(0, 2), ['POST server/discover -> 400', 'POST initialize -> 200']);
-            assert.equal(transport.protocolVersion, '2025-11-25');
-            await mineAndRead(client);
-        } finally {
-            await client.close();
-        }
+    test('pinned to 2026-07-28: a run past the wait budget answers running, with progress on the way, and polls to completed', async () => {
+        const { client } = await pinned2026();
+        const progress: number[] = [];
+        const difficulty = 23;
+        const blocks = 2;
+        const result = await client.callTool(
+            { name: 'start_mining', arguments: { difficulty, blocks } },
+            { onprogress: (p: { progress: number }) => progress.push(p.progress) }
+        );
+        const first = structured(result);
+        assert.equal(first.status, 'running', JSON.stringify(first));
+        assert.ok(progress.length >= 1, 'at least one progress notification during the wait');
+        const done = await pollUntilDone(
+            async (workflowId) => structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: workflowId } })),
+            first.workflow_id
+        );
+        assert.equal(done.status, 'completed');
+        assert.deepEqual(resultProblems(done.result, difficulty, blocks), []);
     });
 
-    test('pinned to 2026-07-28 it cannot connect: the server offers no 2026 revision', async () => {
-        const { client, transport } = recordingClient({ versionNegotiation: { mode: { pin: '2026-07-28' } } });
-        await assert.rejects(client.connect(transport), /did not offer pinned protocol version 2026-07-28/);
-        await client.close().catch(() => undefined);
+    test("with 'auto' negotiation SDK v2 now lands on 2026-07-28; by default it still speaks 2025-11-25, whose initialize has no Tasks extension", async () => {
+        const auto = v2Client({ versionNegotiation: { mode: 'auto' } });
+        await auto.client.connect(auto.transport);
+        assert.equal(auto.exchanges[0], 'POST server/discover -> 200');
+        assert.equal(auto.transport.protocolVersion, PROTOCOL_2026);
+
+        const legacy = v2Client({});
+        await legacy.client.connect(legacy.transport);
+        assert.equal(legacy.transport.protocolVersion, '2025-11-25');
+        assert.deepEqual(legacy.exchanges.slice(0, 2), ['POST initialize -> 200', 'POST notifications/initialized -> 202']);
+        const capabilities = legacy.client.getServerCapabilities() as { extensions?: unknown; tasks?: unknown };
+        assert.equal(capabilities.extensions, undefined);
+        assert.ok(capabilities.tasks, 'the 2025-11-25 tasks stay advertised to 2025 clients');
+        const result = await legacy.client.callTool({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } });
+        assert.equal(structured(result).status, 'completed');
+    });
+
+    test('ext-tasks session (2026 framing): start_mining as a task, polled with tasks/get to completed, its result inlined', async () => {
+        const { resultFromTaskOutcome } = await import('@modelcontextprotocol/ext-tasks/client');
+        const session = await taskSession('alice');
+        const difficulty = 16;
+        const blocks = 2;
+        const execution = await session.callTool('start_mining', { difficulty, blocks });
+        assert.equal(execution.kind, 'task');
+        assert.ok(execution.handle?.taskId.startsWith('p'), 'the task id is the tenant\'s workflow id');
+        const seen: string[] = [];
+        const { outcome, lastTask } = await execution.settle({
+            onEvent: (event) => {
+                if (event.type === 'task') seen.push(event.task.status);
+            },
+        });
+        assert.equal(outcome.status, 'completed', outcome.status === 'failed' ? `${outcome.error.message} ${JSON.stringify(outcome.error.data)} ${String((outcome.error as { cause?: unknown }).cause)}` : JSON.stringify(outcome));
+        const result = resultFromTaskOutcome(outcome) as { structuredContent?: Status; isError?: boolean };
+        assert.notEqual(result.isError, true);
+        assert.equal(result.structuredContent?.status, 'completed');
+        assert.deepEqual(resultProblems(result.structuredContent?.result, difficulty, blocks), []);
+        assert.equal(lastTask?.status, 'completed');
+        assert.equal(lastTask?.retentionMs, 24 * 3600 * 1000, 'ttlMs: the server keeps a 2026 task a day');
+        assert.equal(lastTask?.suggestedPollIntervalMs, 5000, 'pollIntervalMs: POLL_AFTER_SECONDS');
+    });
+
+    test('ext-tasks session: a task cancelled with tasks/cancel ends as cancelled, and the workflow stops', async () => {
+        const session = await taskSession('alice');
+        const execution = await session.callTool('start_mining', { difficulty: 30, blocks: 1 });
+        assert.equal(execution.kind, 'task');
+        const taskId = execution.handle?.taskId as string;
+        await execution.cancel();
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'cancelled', JSON.stringify(outcome));
+        // The same workflow, seen by a 2025 client: failed, reason cancelled.
+        const old = await client2025();
+        const status = structured(await old.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } }));
+        assert.equal(status.status, 'failed');
+        assert.equal(status.reason, 'cancelled');
+    });
+
+    test("ext-tasks session: another tenant's task is not found (-32602), like an unknown one, and stays untouched", async () => {
+        const alice = await taskSession('alice');
+        const started = await alice.callTool('start_mining', { difficulty: 30, blocks: 1 });
+        const taskId = started.handle?.taskId as TaskId;
+        const unknown = await asTaskId(`${taskId.split('-')[0]}-unknown`);
+        const bob = await taskSession('bob');
+        for (const attempt of [() => bob.task(taskId).snapshot(), () => bob.task(taskId).cancel(), () => bob.task(unknown).snapshot()]) {
+            await assert.rejects(attempt(), (error: { code?: number }) => error.code === -32602);
+        }
+        assert.equal((await alice.task(taskId).snapshot()).status, 'working');
+        await started.cancel();
+        assert.equal((await started.settle()).outcome.status, 'cancelled');
+    });
+
+    test('a 2026 client that does not declare the extension gets the plain budgeted call, and -32021 on tasks/*; a wrong Mcp-Name is -32020', async () => {
+        const call = await postRaw2026(mcpUrl, {
+            method: 'tools/call',
+            params: { name: 'start_mining', arguments: { difficulty: 4, blocks: 1 }, _meta: envelope2026(false) },
+        });
+        assert.equal(call.answer.kind, 'result');
+        const result = call.answer.kind === 'result' ? call.answer.result : {};
+        assert.notEqual(result.resultType, 'task');
+        const status = (result.structuredContent as Status | undefined) ?? ({} as Status);
+        assert.equal(status.status, 'completed');
+
+        const get = await postRaw2026(mcpUrl, { method: 'tasks/get', params: { taskId: status.workflow_id, _meta: envelope2026(false) } });
+        assert.equal(get.answer.kind === 'error' ? get.answer.error.code : 0, -32021);
+        const wrongName = await postRaw2026(
+            mcpUrl,
+            { method: 'tasks/get', params: { taskId: status.workflow_id, _meta: envelope2026(true) } },
+            { 'mcp-name': 'another-task' }
+        );
+        assert.equal(wrongName.answer.kind === 'error' ? wrongName.answer.error.code : 0, -32020);
+    });
+
+    test('cross-era: a workflow started by a 2026 task is read with get_mining_result (2025 and 2026) and the resource', async () => {
+        const created = await postRaw2026(
+            mcpUrl,
+            { method: 'tools/call', params: { name: 'start_mining', arguments: { difficulty: 12, blocks: 1 }, _meta: envelope2026(true) } },
+            principal('alice')
+        );
+        assert.equal(created.answer.kind, 'result');
+        const task = created.answer.kind === 'result' ? created.answer.result : {};
+        assert.equal(task.resultType, 'task');
+        const taskId = task.taskId as string;
+        const old = await client2025();
+        const done = await pollUntilDone(
+            async (workflowId) => structured(await old.callTool({ name: 'get_mining_result', arguments: { workflow_id: workflowId } })),
+            taskId
+        );
+        assert.equal(done.status, 'completed');
+        const { client } = await pinned2026();
+        assert.equal(structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } })).status, 'completed');
+        const read = await old.readResource({ uri: `mining://workflows/${taskId}` });
+        assert.equal((JSON.parse((read.contents[0] as { text: string }).text) as Status).status, 'completed');
+    });
+
+    test('cross-era: a workflow started by a plain 2025 call is a task on the 2026 side: tasks/get reads it, tasks/cancel ends it', async () => {
+        const old = await client2025();
+        const started = structured(await old.callTool({ name: 'start_mining', arguments: { difficulty: 30, blocks: 1 } }));
+        assert.equal(started.status, 'running');
+        const session = await taskSession('alice');
+        const controller = session.task(await asTaskId(started.workflow_id));
+        const working = await controller.snapshot();
+        assert.equal(working.status, 'working');
+        assert.equal(working.retentionMs, null, 'a plain call asked for no ttl');
+        await controller.cancel();
+        await until(async () => (await controller.snapshot()).status === 'cancelled', 'the 2025 workflow shows cancelled on the 2026 side', 60_000, 250);
+        const status = structured(await old.callTool({ name: 'get_mining_result', arguments: { workflow_id: started.workflow_id } }));
+        assert.equal(status.status, 'failed');
+        assert.equal(status.reason, 'cancelled');
     });
 });

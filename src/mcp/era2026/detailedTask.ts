@@ -32,11 +32,12 @@ export function taskFieldsOf(task: Task): TaskFields {
     };
 }
 
-export type DetailedTask = TaskFields & { result?: CallToolResult };
+/** The inlined result is a complete 2026 tools/call result, so it says so (resultType). */
+export type DetailedTask = TaskFields & { result?: CallToolResult & { resultType: 'complete' } };
 
 /** What tasks/get answers: the task, and once completed the tool's result inlined (bounded, with its resource link). */
 export function detailedTaskOf(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): DetailedTask {
     const fields = taskFieldsOf(toTask(workflowId, durable, options));
     if (fields.status !== 'completed') return fields;
-    return { ...fields, result: toTaskResult(workflowId, durable, options) };
+    return { ...fields, result: { resultType: 'complete', ...toTaskResult(workflowId, durable, options) } };
 }
