@@ -35,16 +35,16 @@ function messagesOf(contentType: string, text: string): unknown[] {
         .map((data) => JSON.parse(data) as unknown);
 }
 
-/** Sends one request (already framed with its `_meta` envelope) and returns its JSON-RPC answer. */
-export async function postRaw2026(
+/** One 2026 request (already framed with its `_meta` envelope) as an HTTP Request with the revision's headers. */
+export function raw2026Request(
     url: URL,
     request: { method: string; params?: Record<string, unknown> },
     headers: Record<string, string> = {},
     signal?: AbortSignal
-): Promise<{ httpStatus: number; answer: JsonRpcAnswer }> {
+): Request {
     const params = request.params ?? {};
     const name = mcpName(request.method, params);
-    const response = await fetch(url, {
+    return new Request(url, {
         method: 'POST',
         headers: {
             'content-type': 'application/json',
@@ -57,13 +57,27 @@ export async function postRaw2026(
         body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, ...request }),
         ...(signal === undefined ? {} : { signal }),
     });
+}
+
+/** The JSON-RPC answer in an HTTP response (JSON, or the last response message of an SSE stream). */
+export async function answerOf(response: Response, method = 'the request'): Promise<{ httpStatus: number; answer: JsonRpcAnswer }> {
     const messages = messagesOf(response.headers.get('content-type') ?? '', await response.text());
     const final = messages.reverse().find((m) => typeof m === 'object' && m !== null && ('result' in m || 'error' in m)) as
         | { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }
         | undefined;
     if (final?.error !== undefined) return { httpStatus: response.status, answer: { kind: 'error', error: final.error } };
     if (final?.result !== undefined) return { httpStatus: response.status, answer: { kind: 'result', result: final.result } };
-    throw new Error(`No JSON-RPC answer to ${request.method} (HTTP ${response.status})`);
+    throw new Error(`No JSON-RPC answer to ${method} (HTTP ${response.status})`);
+}
+
+/** Sends one request (already framed with its `_meta` envelope) over HTTP and returns its JSON-RPC answer. */
+export async function postRaw2026(
+    url: URL,
+    request: { method: string; params?: Record<string, unknown> },
+    headers: Record<string, string> = {},
+    signal?: AbortSignal
+): Promise<{ httpStatus: number; answer: JsonRpcAnswer }> {
+    return answerOf(await fetch(raw2026Request(url, request, headers, signal)), request.method);
 }
 
 /** `_meta` for a raw 2026 request, with or without the Tasks extension declared. */
