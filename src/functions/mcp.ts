@@ -6,7 +6,7 @@ import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
 import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
 import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/originCheck';
 import { buildMcpServer } from '../mcp/server';
-import type { WorkflowClient } from '../workflow/client';
+import type { WorkflowClient } from '../workflow/workflowClient';
 import { ManagementApiClient } from '../workflow/managementClient';
 
 /** The MCP endpoint, /api/mcp: stateless Streamable HTTP, with the durable client as an extra input. */

@@ -1,9 +1,10 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from './deps';
-import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './tools/readStatus';
-import { isTenantWorkflowId } from '../workflow/ids';
-import { toWorkflowStatus } from '../workflow/status';
+import { BACKEND_UNAVAILABLE } from './refusalText';
+import { toWorkflowStatus } from './statusObjects';
+import { WORKFLOW_URI_TEMPLATE } from './workflowLink';
+import { WorkflowUnavailableError } from '../workflow/workflowService';
 
 /**
  * The workflow resource: `mining://workflows/{workflow_id}` reads as the status JSON that
@@ -11,24 +12,6 @@ import { toWorkflowStatus } from '../workflow/status';
  * had to cut. Not listed (resources/list stays empty): a client reaches it through the resource_link
  * in tool answers, and listing would need a caller that can be told apart from others.
  */
-
-export const WORKFLOW_URI_TEMPLATE = 'mining://workflows/{workflow_id}';
-
-export function workflowUri(workflowId: string): string {
-    return `mining://workflows/${workflowId}`;
-}
-
-/** The link that running and completed answers carry. */
-export function workflowResourceLink(workflowId: string): ResourceLink {
-    return {
-        type: 'resource_link',
-        uri: workflowUri(workflowId),
-        name: `mining-workflow-${workflowId}`,
-        title: 'Mining workflow status',
-        description: 'The status of this workflow as JSON, with the whole result when completed (never truncated).',
-        mimeType: 'application/json',
-    };
-}
 
 /** As the SDK answers a URI that no resource matches: another tenant's workflow looks exactly like an unknown one. */
 function resourceNotFound(uri: URL): McpError {
@@ -46,14 +29,14 @@ export function registerWorkflowResource(server: McpServer, deps: ToolDeps): voi
         },
         async (uri, variables) => {
             const workflowId = variables.workflow_id;
-            // Checked before the backend sees it, as the tools do.
-            if (typeof workflowId !== 'string' || !isTenantWorkflowId(deps.tenant, workflowId)) throw resourceNotFound(uri);
+            if (typeof workflowId !== 'string') throw resourceNotFound(uri);
             let durable;
             try {
-                durable = await readStatusRetiringExpired(deps, workflowId);
+                // Another tenant's workflow, or an expired one, is unknown like a missing one.
+                durable = await deps.workflows.read(workflowId);
             } catch (error) {
-                deps.log.error(`resources/read: status read for ${workflowId} failed`, error);
-                throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
+                if (error instanceof WorkflowUnavailableError) throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
+                throw error;
             }
             if (durable === undefined) throw resourceNotFound(uri);
             const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { KEY_REUSED } from '../../src/mcp/tools/startMining';
+import { KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { startOnRunningId } from './helpers/fakes';

@@ -1,10 +1,11 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolDeps } from '../deps';
-import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
-import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './readStatus';
+import { anyStatusSchema } from '../outputSchemas';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { notFound, toWorkflowStatus } from '../statusObjects';
+import { guarded, statusResult, toolError } from '../toolResults';
+import type { ToolDefinition } from './toolDefinition';
 import { workflowIdInput } from './workflowIdInput';
-import { isTenantWorkflowId } from '../../workflow/ids';
-import { notFound, toWorkflowStatus } from '../../workflow/status';
+import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 export const GET_MINING_RESULT_DESCRIPTION =
     'Reports the status of a mining workflow started by start_mining. ' +
@@ -14,36 +15,27 @@ export const GET_MINING_RESULT_DESCRIPTION =
     'If status is "failed", stop polling and tell the user the `error`. ' +
     'If status is "not_found", stop polling this id and call start_mining to start a new workflow.';
 
-export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void {
-    const { config, log } = deps;
-    server.registerTool(
-        'get_mining_result',
-        {
-            title: 'Get mining result',
-            description: GET_MINING_RESULT_DESCRIPTION,
-            inputSchema: workflowIdInput,
-            outputSchema: anyStatusSchema,
-            annotations: {
-                title: 'Get mining result',
-                readOnlyHint: true,
-                destructiveHint: false,
-                idempotentHint: true,
-                openWorldHint: false,
-            },
-        },
-        ({ workflow_id }) => guarded('get_mining_result', log, async () => {
-            // Checked before the backend sees it (the durable client puts ids into URLs); another
-            // tenant's workflow is not_found, like an unknown one.
-            if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
-            let durable;
-            try {
-                durable = await readStatusRetiringExpired(deps, workflow_id);
-            } catch (error) {
-                log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
-                return toolError(BACKEND_UNAVAILABLE);
-            }
-            if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
-            return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
-        })
-    );
+export function getMiningResultTool(deps: ToolDeps): ToolDefinition<typeof workflowIdInput> {
+    const { config, log, workflows } = deps;
+    return {
+        name: 'get_mining_result',
+        title: 'Get mining result',
+        description: GET_MINING_RESULT_DESCRIPTION,
+        inputSchema: workflowIdInput,
+        outputSchema: anyStatusSchema,
+        annotations: { title: 'Get mining result', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        call: ({ workflow_id }) =>
+            guarded('get_mining_result', log, async () => {
+                let durable;
+                try {
+                    // Another tenant's workflow, or an expired one, is not_found like an unknown one.
+                    durable = await workflows.read(workflow_id);
+                } catch (error) {
+                    if (error instanceof WorkflowUnavailableError) return toolError(BACKEND_UNAVAILABLE);
+                    throw error;
+                }
+                const status = durable === undefined ? notFound(workflow_id) : toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds });
+                return statusResult(status, config.maxResultChars);
+            }),
+    };
 }
