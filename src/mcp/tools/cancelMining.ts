@@ -1,10 +1,9 @@
 import type { ToolDeps } from '../deps';
-import { anyStatusSchema } from '../outputSchemas';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
-import { workflowIdInput } from './workflowIdInput';
+import { workflowIdTool, type workflowIdInput } from './workflowIdInput';
 
 export const CANCEL_MINING_DESCRIPTION =
     'Cancels a mining workflow started by start_mining and reports its status afterwards. ' +
@@ -24,12 +23,10 @@ export function cancelNotVisibleNext(workflowId: string, pollAfterSeconds: numbe
 
 export function cancelMiningTool(deps: ToolDeps): ToolDefinition<typeof workflowIdInput> {
     const { config, log, workflows } = deps;
-    return {
+    return workflowIdTool({
         name: 'cancel_mining',
         title: 'Cancel mining',
         description: CANCEL_MINING_DESCRIPTION,
-        inputSchema: workflowIdInput,
-        outputSchema: anyStatusSchema,
         annotations: {
             title: 'Cancel mining',
             readOnlyHint: false,
@@ -58,5 +55,5 @@ export function cancelMiningTool(deps: ToolDeps): ToolDefinition<typeof workflow
                     }
                 }
             }),
-    };
+    });
 }

@@ -1,10 +1,9 @@
 import type { ToolDeps } from '../deps';
-import { anyStatusSchema } from '../outputSchemas';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
-import { workflowIdInput } from './workflowIdInput';
+import { workflowIdTool, type workflowIdInput } from './workflowIdInput';
 import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 export const GET_MINING_RESULT_DESCRIPTION =
@@ -17,12 +16,10 @@ export const GET_MINING_RESULT_DESCRIPTION =
 
 export function getMiningResultTool(deps: ToolDeps): ToolDefinition<typeof workflowIdInput> {
     const { config, log, workflows } = deps;
-    return {
+    return workflowIdTool({
         name: 'get_mining_result',
         title: 'Get mining result',
         description: GET_MINING_RESULT_DESCRIPTION,
-        inputSchema: workflowIdInput,
-        outputSchema: anyStatusSchema,
         annotations: { title: 'Get mining result', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         call: ({ workflow_id }) =>
             guarded('get_mining_result', log, async () => {
@@ -37,5 +34,5 @@ export function getMiningResultTool(deps: ToolDeps): ToolDefinition<typeof workf
                 const status = durable === undefined ? notFound(workflow_id) : toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds });
                 return statusResult(status, config.maxResultChars);
             }),
-    };
+    });
 }
