@@ -8,6 +8,7 @@ import { DurableTaskStore } from './tasks/durableTaskStore';
 import { registerCancelMining } from './tools/cancelMining';
 import { registerGetMiningResult } from './tools/getMiningResult';
 import { registerStartMining } from './tools/startMining';
+import { answerToolCalls } from './toolCalls';
 
 export const SERVER_INFO = { name: 'mcp-durable-mining', version: '0.1.0' };
 
@@ -19,7 +20,8 @@ export const SERVER_INSTRUCTIONS =
 /**
  * What the server offers. tasks/list only to a caller that can be told apart from others (the
  * 2025-11-25 spec: a receiver that cannot identify requestors should not declare it). Resources are
- * neither listed nor subscribable: a stateless server has no stream to push updates on.
+ * neither listed nor subscribable: a stateless server has no stream to push updates on, and for the
+ * same reason no listChanged (see withoutListChanged).
  */
 export function serverCapabilities(deps: Pick<ToolDeps, 'tenant'>): ServerCapabilities {
     return {
@@ -52,10 +54,23 @@ export function buildMcpServer(deps: ToolDeps): McpServer {
         jsonSchemaValidator,
         taskStore,
     });
-    registerStartMining(server, deps, taskStore);
-    registerGetMiningResult(server, deps);
-    registerCancelMining(server, deps);
+    const tools = new Map([
+        ['start_mining', registerStartMining(server, deps, taskStore)],
+        ['get_mining_result', registerGetMiningResult(server, deps)],
+        ['cancel_mining', registerCancelMining(server, deps)],
+    ]);
     registerWorkflowResource(server, deps);
     registerBoundedTaskResult(server, deps, taskStore);
+    answerToolCalls(server, tools);
+    withoutListChanged(server);
     return server;
+}
+
+/**
+ * McpServer adds `listChanged: true` to the tools and resources capabilities as it registers them, but a
+ * stateless server has no stream to send notifications/tools/list_changed on: take the promise back. The
+ * Server's registerCapabilities merges each capability's fields, and an undefined field is not sent.
+ */
+function withoutListChanged(server: McpServer): void {
+    server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
 }

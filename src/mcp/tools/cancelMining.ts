@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { BACKEND_CALL_TIMEOUT_MS, CANCEL_WAIT_MS, type ToolDeps } from '../deps';
+import type { CallableTool } from '../toolCalls';
 import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
@@ -24,9 +25,9 @@ export function cancelNotVisibleNext(workflowId: string, pollAfterSeconds: numbe
     );
 }
 
-export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
+export function registerCancelMining(server: McpServer, deps: ToolDeps): CallableTool {
     const { config, log } = deps;
-    server.registerTool(
+    const registered = server.registerTool(
         'cancel_mining',
         {
             title: 'Cancel mining',
@@ -91,4 +92,5 @@ export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
             return statusResult(status, config.maxResultChars);
         })
     );
+    return { registered };
 }

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolDeps } from '../deps';
+import type { CallableTool } from '../toolCalls';
 import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
 import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './readStatus';
 import { workflowIdInput } from './workflowIdInput';
@@ -14,9 +15,9 @@ export const GET_MINING_RESULT_DESCRIPTION =
     'If status is "failed", stop polling and tell the user the `error`. ' +
     'If status is "not_found", stop polling this id and call start_mining to start a new workflow.';
 
-export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void {
+export function registerGetMiningResult(server: McpServer, deps: ToolDeps): CallableTool {
     const { config, log } = deps;
-    server.registerTool(
+    const registered = server.registerTool(
         'get_mining_result',
         {
             title: 'Get mining result',
@@ -46,4 +47,5 @@ export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void
             return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
         })
     );
+    return { registered };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { DurableTaskStore } from '../tasks/durableTaskStore';
-import { answerPlainCallsWith } from '../tasks/plainCalls';
+import type { CallableTool } from '../toolCalls';
 import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
 import { progressReporter, type ToolExtra } from '../progress';
 import { progressMessage } from '../progressMessage';
@@ -217,11 +217,12 @@ function requestedTtlMs(ttl: number | undefined): number | undefined {
 /**
  * start_mining: a task tool with taskSupport 'optional'. A task-augmented call (MCP Tasks) starts the
  * workflow and answers at once with the task, whose id is the workflow id; the client then polls with
- * tasks/get and fetches the answer with tasks/result. A plain call keeps DESIGN's budgeted wait (see
- * plainCalls.ts). Both go through startOrFind, so an idempotency_key dedupes either way: the task id
- * of a keyed call is the keyed workflow id.
+ * tasks/get and fetches the answer with tasks/result. A plain call keeps the budgeted wait: it is
+ * answered by plainCall (toolCalls.ts), not by SDK 1.32's unbounded automatic task polling. Both go
+ * through startOrFind, so an idempotency_key dedupes either way: the task id of a keyed call is the
+ * keyed workflow id.
  */
-export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): void {
+export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): CallableTool {
     const { config, log } = deps;
     const inputSchema = startInputSchema(config);
 
@@ -283,7 +284,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
         const ttl = requestedTtlMs(extra.taskRequestedTtl);
         const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
         const started = await startOrFind(deps, input, idempotency_key);
-        // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
+        // Thrown, it is the JSON-RPC error of the tools/call (toolCalls.ts): no task exists.
         if ('error' in started) throw new Error(started.error);
         const refusal = await started.confirmation;
         if (refusal !== undefined) throw new Error(refusal);
@@ -310,7 +311,7 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
         return { task: working, _meta: cost };
     }
 
-    server.experimental.tasks.registerToolTask(
+    const registered = server.experimental.tasks.registerToolTask(
         'start_mining',
         {
             title: 'Start mining',
@@ -340,5 +341,5 @@ export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore
             getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
         }
     );
-    answerPlainCallsWith(server, new Map([['start_mining', plainCall]]));
+    return { registered, plainCall };
 }
