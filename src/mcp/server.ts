@@ -11,6 +11,7 @@ import { cancelMiningTool } from './tools/cancelMining';
 import { getMiningResultTool } from './tools/getMiningResult';
 import { startMiningTool } from './tools/startMining';
 import type { ToolDefinition } from './tools/toolDefinition';
+import { answerToolCalls, type CallableTool } from './toolCalls';
 import type { WorkflowDeps } from '../workflow/workflowDeps';
 import { WorkflowService } from '../workflow/workflowService';
 
@@ -24,7 +25,8 @@ export const SERVER_INSTRUCTIONS =
 /**
  * What the server offers. tasks/list only to a caller that can be told apart from others (the
  * 2025-11-25 spec: a receiver that cannot identify requestors should not declare it). Resources are
- * neither listed nor subscribable: a stateless server has no stream to push updates on.
+ * neither listed nor subscribable: a stateless server has no stream to push updates on, and for the
+ * same reason no listChanged (see withoutListChanged).
  */
 export function serverCapabilities(deps: Pick<WorkflowDeps, 'tenant'>): ServerCapabilities {
     return {
@@ -49,11 +51,12 @@ export function toolDeps(deps: WorkflowDeps): ToolDeps {
     return { workflows: new WorkflowService(deps), config: deps.config, log: deps.log, clock: deps.clock, wallNow: deps.wallNow };
 }
 
-function registerTool(server: McpServer, deps: ToolDeps, tool: ToolDefinition): void {
+function registerTool(server: McpServer, deps: ToolDeps, tool: ToolDefinition): CallableTool {
     const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-    server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, extra) =>
+    const registered = server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, extra) =>
         tool.call(args, { signal: extra.signal, reportProgress: progressReporter(extra, deps.log) }) as Promise<CallToolResult>
     );
+    return { registered };
 }
 
 /**
@@ -70,10 +73,23 @@ export function buildMcpServer(workflowDeps: WorkflowDeps): McpServer {
         jsonSchemaValidator,
         taskStore,
     });
-    registerStartMiningTaskTool(server, deps, startMiningTool(deps), taskStore);
-    registerTool(server, deps, getMiningResultTool(deps));
-    registerTool(server, deps, cancelMiningTool(deps));
+    const tools = new Map([
+        ['start_mining', registerStartMiningTaskTool(server, deps, startMiningTool(deps), taskStore)],
+        ['get_mining_result', registerTool(server, deps, getMiningResultTool(deps))],
+        ['cancel_mining', registerTool(server, deps, cancelMiningTool(deps))],
+    ]);
     registerWorkflowResource(server, deps);
     registerBoundedTaskResult(server, deps, taskStore);
+    answerToolCalls(server, tools);
+    withoutListChanged(server);
     return server;
+}
+
+/**
+ * McpServer adds `listChanged: true` to the tools and resources capabilities as it registers them, but a
+ * stateless server has no stream to send notifications/tools/list_changed on: take the promise back. The
+ * Server's registerCapabilities merges each capability's fields, and an undefined field is not sent.
+ */
+function withoutListChanged(server: McpServer): void {
+    server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
 }

@@ -146,9 +146,8 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         assert.equal(first.task.taskId, workflowId);
         assert.equal(again.task.taskId, workflowId);
         assert.equal(backend.count('startNew'), 1);
-        // Other arguments with the same key: refused, and nothing started. (SDK 1.32 turns any tool error of a
-        // task-augmented call, invalid arguments included, into JSON-RPC -32602 "Invalid task creation result".)
-        await rejectsWith(startTask({ difficulty: 6, blocks: 2, idempotency_key: 'job-1' }), -32602, /Invalid task creation result/);
+        // Other arguments with the same key: refused with the tool's own message, said once, and nothing started.
+        await rejectsWith(startTask({ difficulty: 6, blocks: 2, idempotency_key: 'job-1' }), -32602, /^MCP error -32602: This idempotency_key was already used/);
         assert.equal(backend.count('startNew'), 1);
     });
 });
