@@ -11,10 +11,11 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { anyStatusSchema, statusResult } from '../src/mcp/statusSchema';
+import { anyStatusSchema } from '../src/mcp/outputSchemas';
+import { statusResult } from '../src/mcp/toolResults';
 import { parseConfig } from '../src/config';
 import { workflowIdInput } from '../src/mcp/tools/workflowIdInput';
-import type { MiningStatus } from '../src/workflow/status';
+import type { MiningStatus } from '../src/mcp/statusObjects';
 
 // The app's default bound, so both servers shape the answer alike.
 const { maxResultChars } = parseConfig({ TASKHUB_NAME: 'bench' });

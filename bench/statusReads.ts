@@ -12,9 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { budgetedWait, DEFAULT_BACKOFF, type BackoffOptions } from '../src/workflow/budgetedWait';
-import { NONCE_RANGE_SIZE } from '../src/workflow/contracts';
+import { NONCE_RANGE_SIZE } from '../src/orchestration/contracts';
 import { ManagementApiClient } from '../src/workflow/managementClient';
-import { isTerminal, type DurableStatusLike } from '../src/workflow/status';
+import { isTerminal, type DurableStatusLike } from '../src/workflow/durableStatus';
 import { startAppOnAzurite } from '../test/support/appOnAzurite';
 import { skipReason, type Backend } from '../test/support/backends';
 import { type BenchOptions, fmt, load1, met, result, runIfMain } from './common';

@@ -91,7 +91,7 @@ const settingsSchema = z
         TASKHUB_NAME: z
             .string()
             .regex(/^[A-Za-z][A-Za-z0-9]{2,44}$/, 'must be 3 to 45 letters and digits, starting with a letter'),
-        // At least room for a completed status with no blocks; 20000 is below every client limit known (seed 002).
+        // At least room for a completed status with no blocks; 20000 is below every client limit known (docs/client-authors.md).
         MAX_RESULT_CHARS: integer(1000, 1_000_000, 20_000),
         MAX_ACTIVE_WORKFLOWS: integer(1, 1000, 5),
         MAX_WORK: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_WORK),

@@ -41,7 +41,13 @@ export type StreamedRequest = RoutedRequest;
 export class StreamProxy {
     readonly #target: URL;
     // Keep-alive: one connection per concurrent request to the library's server, reused afterwards.
-    readonly #agent = new Agent({ keepAlive: true });
+    /**
+     * Kept-alive sockets to the app are dropped after 4 s idle: the app's HTTP server (Node's default
+     * keepAliveTimeout, 5 s) closes idle ones, and a request sent on a socket at the moment the server closes
+     * it fails with ECONNRESET (seen as 502s under bursts of concurrent calls). Node's agent applies this
+     * timeout to free sockets only.
+     */
+    readonly #agent = new Agent({ keepAlive: true, timeout: 4_000 });
 
     constructor(
         httpUri: string,

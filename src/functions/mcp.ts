@@ -9,7 +9,7 @@ import { buildMcpServer } from '../mcp/server';
 import { serveByEra } from '../mcp/era2026/eraRouter';
 import { serveModernRequest } from '../mcp/era2026/modernEndpoint';
 import { buildModernServer } from '../mcp/era2026/modernServer';
-import type { WorkflowClient } from '../workflow/client';
+import type { WorkflowClient } from '../workflow/workflowClient';
 import { ManagementApiClient } from '../workflow/managementClient';
 
 /**

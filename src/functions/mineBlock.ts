@@ -1,9 +1,9 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { DIFFICULTY_LIMIT, MINE_BLOCK } from '../workflow/contracts';
-import { watchForEnd, type EndWatch } from '../workflow/endWatch';
+import { DIFFICULTY_LIMIT, MINE_BLOCK } from '../orchestration/contracts';
+import { watchForEnd, type EndWatch } from '../orchestration/endWatch';
 import { ManagementApiClient } from '../workflow/managementClient';
-import { mineBlockActivity } from '../workflow/mineBlock';
+import { mineBlockActivity } from '../orchestration/mineBlockActivity';
 
 /** How often a running MineBlock checks whether its orchestration has ended (cancel_mining). */
 const END_WATCH_INTERVAL_MS = 2000;

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from './deps';
+import { errorsSaidOnce } from './errorsSaidOnce';
 import { checkMessage } from './messageChecks';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from './requestLimits';
 
@@ -109,7 +110,8 @@ export async function serveMcpRequest(request: Request, buildServer: () => McpSe
 
     let response: Response;
     try {
-        await server.connect(transport);
+        // Requests go to the transport itself; the server answers through a view of it that says each error once.
+        await server.connect(errorsSaidOnce(transport));
         response = await transport.handleRequest(limited);
     } catch (error) {
         log.error('MCP request failed', error);

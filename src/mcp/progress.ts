@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Progress } from '../workflow/contracts';
+import type { Progress } from '../orchestration/contracts';
 import type { Log } from './deps';
 import { progressMessage } from './progressMessage';
 

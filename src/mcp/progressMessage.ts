@@ -1,4 +1,4 @@
-import type { Progress } from '../workflow/contracts';
+import type { Progress } from '../orchestration/contracts';
 
 /** The human-readable progress line, for notifications/progress and a task's statusMessage. */
 export function progressMessage(progress: Progress): string {

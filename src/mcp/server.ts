@@ -1,13 +1,19 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { ToolDeps } from './deps';
+import { progressReporter } from './progress';
 import { registerWorkflowResource } from './resources';
 import { registerBoundedTaskResult } from './tasks/boundedTaskResult';
 import { DurableTaskStore } from './tasks/durableTaskStore';
-import { registerCancelMining } from './tools/cancelMining';
-import { registerGetMiningResult } from './tools/getMiningResult';
-import { registerStartMining } from './tools/startMining';
+import { registerStartMiningTaskTool } from './tasks/taskTool';
+import { cancelMiningTool } from './tools/cancelMining';
+import { getMiningResultTool } from './tools/getMiningResult';
+import { startMiningTool } from './tools/startMining';
+import type { ToolDefinition } from './tools/toolDefinition';
+import { answerToolCalls, type CallableTool } from './toolCalls';
+import type { WorkflowDeps } from '../workflow/workflowDeps';
+import { WorkflowService } from '../workflow/workflowService';
 
 export const SERVER_INFO = { name: 'mcp-durable-mining', version: '0.1.0' };
 
@@ -19,9 +25,10 @@ export const SERVER_INSTRUCTIONS =
 /**
  * What the server offers. tasks/list only to a caller that can be told apart from others (the
  * 2025-11-25 spec: a receiver that cannot identify requestors should not declare it). Resources are
- * neither listed nor subscribable: a stateless server has no stream to push updates on.
+ * neither listed nor subscribable: a stateless server has no stream to push updates on, and for the
+ * same reason no listChanged (see withoutListChanged).
  */
-export function serverCapabilities(deps: Pick<ToolDeps, 'tenant'>): ServerCapabilities {
+export function serverCapabilities(deps: Pick<WorkflowDeps, 'tenant'>): ServerCapabilities {
     return {
         tools: {},
         resources: {},
@@ -39,23 +46,50 @@ export function serverCapabilities(deps: Pick<ToolDeps, 'tenant'>): ServerCapabi
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+/** The tools' dependencies for one request: the caller's workflows over the durable client. */
+export function toolDeps(deps: WorkflowDeps): ToolDeps {
+    return { workflows: new WorkflowService(deps), config: deps.config, log: deps.log, clock: deps.clock, wallNow: deps.wallNow };
+}
+
+function registerTool(server: McpServer, deps: ToolDeps, tool: ToolDefinition): CallableTool {
+    const { name, title, description, inputSchema, outputSchema, annotations } = tool;
+    const registered = server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, extra) =>
+        tool.call(args, { signal: extra.signal, reportProgress: progressReporter(extra, deps.log) }) as Promise<CallToolResult>
+    );
+    return { registered };
+}
+
 /**
- * A fresh MCP server with the three mining tools, the workflow resource and MCP Tasks. Stateless HTTP
- * builds one per request, so it holds nothing another request (or another instance) would need: the
- * task store is a view of the durable backend for this request's caller.
+ * A fresh 2025-era MCP server (SDK 1.32) with the three mining tools, the workflow resource and MCP
+ * Tasks. Stateless HTTP builds one per request, so it holds nothing another request (or another
+ * instance) would need: the task store is a view of the caller's workflows.
  */
-export function buildMcpServer(deps: ToolDeps): McpServer {
+export function buildMcpServer(workflowDeps: WorkflowDeps): McpServer {
+    const deps = toolDeps(workflowDeps);
     const taskStore = new DurableTaskStore(deps);
     const server = new McpServer(SERVER_INFO, {
-        capabilities: serverCapabilities(deps),
+        capabilities: serverCapabilities(workflowDeps),
         instructions: SERVER_INSTRUCTIONS,
         jsonSchemaValidator,
         taskStore,
     });
-    registerStartMining(server, deps, taskStore);
-    registerGetMiningResult(server, deps);
-    registerCancelMining(server, deps);
+    const tools = new Map([
+        ['start_mining', registerStartMiningTaskTool(server, deps, startMiningTool(deps), taskStore)],
+        ['get_mining_result', registerTool(server, deps, getMiningResultTool(deps))],
+        ['cancel_mining', registerTool(server, deps, cancelMiningTool(deps))],
+    ]);
     registerWorkflowResource(server, deps);
     registerBoundedTaskResult(server, deps, taskStore);
+    answerToolCalls(server, tools);
+    withoutListChanged(server);
     return server;
+}
+
+/**
+ * McpServer adds `listChanged: true` to the tools and resources capabilities as it registers them, but a
+ * stateless server has no stream to send notifications/tools/list_changed on: take the promise back. The
+ * Server's registerCapabilities merges each capability's fields, and an undefined field is not sent.
+ */
+function withoutListChanged(server: McpServer): void {
+    server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
 }

@@ -1,8 +1,8 @@
-import { workflowUri } from './resources';
-import type { CompletedStatus, MiningStatus } from '../workflow/status';
+import type { CompletedStatus, MiningStatus } from './statusObjects';
+import { workflowUri } from './workflowLink';
 
 /**
- * Bounded answers (seed 002: a client's result limit may be far below what the author expects). A
+ * Bounded answers (a client's limit on a result's size may be far below what the author expects, docs/client-authors.md). A
  * completed status whose JSON is longer than `maxChars` keeps its first blocks, as many as fit, and says
  * so: `truncated: true`, and a `next` that points at the workflow resource, which holds the whole result.
  * Only `result.blocks` is cut, from the end: every other field (total_attempts included, which still

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The hashing rule of DESIGN, written plainly so it is obviously right. The fast search in
+ * The hashing rule (docs/contract.md, "The hashing rule"), written plainly so it is obviously right. The fast search in
  * scan.ts must agree with it; tests and the search's own result check hold it to that.
  */
 

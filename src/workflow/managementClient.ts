@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { InstancePage, InstanceQuery, WorkflowClient } from './client';
+import type { InstancePage, InstanceQuery, WorkflowClient } from './workflowClient';
 import { DurableHttpError } from './durableHttpError';
-import type { DurableStatusLike } from './status';
+import type { DurableStatusLike } from './durableStatus';
 
 /**
  * The WorkflowClient over the Durable extension's HTTP management API, the API durable-functions'
@@ -33,9 +33,6 @@ const statusSchema = z.looseObject({
     output: z.unknown(),
     customStatus: z.unknown(),
 });
-
-/** A list query follows continuation tokens; this many pages at most (100 instances each on Azure Storage). */
-const MAX_LIST_PAGES = 1000;
 
 /** Each request's own limit; the tools put tighter ones around the calls they make. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -173,27 +170,6 @@ export class ManagementApiClient implements WorkflowClient {
         const response = await request(operation, this.urls.terminate(instanceId, reason), { method: 'POST' });
         await response.body?.cancel();
         if (response.status !== 202 && response.status !== 410) throw new DurableHttpError(operation, response.status);
-    }
-
-    async getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]> {
-        const operation = 'list query';
-        const query: Record<string, string> = { showInput: 'true' };
-        if (filter.createdTimeFrom) query.createdTimeFrom = filter.createdTimeFrom.toISOString();
-        if (filter.createdTimeTo) query.createdTimeTo = filter.createdTimeTo.toISOString();
-        const url = this.urls.list(query);
-        const all: DurableStatusLike[] = [];
-        let token: string | null = null;
-        for (let page = 0; page < MAX_LIST_PAGES; page++) {
-            const headers: Record<string, string> = token === null ? {} : { 'x-ms-continuation-token': token };
-            const response = await request(operation, url, { headers });
-            if (response.status !== 200) throw new DurableHttpError(operation, response.status);
-            const body = await json(operation, response);
-            if (!Array.isArray(body)) throw new Error(`${operation}: the Durable extension's answer is not a list`);
-            for (const item of body) all.push(toStatus(operation, item));
-            token = response.headers.get('x-ms-continuation-token');
-            if (token === null || token === '' || token === 'null') return all;
-        }
-        throw new Error(`${operation}: more than ${MAX_LIST_PAGES} pages`);
     }
 
     async listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage> {

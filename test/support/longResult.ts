@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MiningResult } from '../../src/workflow/contracts';
+import type { MiningResult } from '../../src/orchestration/contracts';
 
 /**
  * A well-formed chain of `n` blocks, for answers that must be cut to MAX_RESULT_CHARS (the output schema

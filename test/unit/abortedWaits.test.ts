@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { CANCEL_WAIT_MS } from '../../src/mcp/deps';
+import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
 import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
 import { buildMcpServer } from '../../src/mcp/server';
 import { SHARED_TENANT } from '../../src/workflow/tenant';

@@ -7,7 +7,7 @@ import { buildModernServer, TASK_TTL_MS } from '../../src/mcp/era2026/modernServ
 import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
 import { buildMcpServer } from '../../src/mcp/server';
 import { keyedWorkflowId } from '../../src/workflow/ids';
-import type { DurableStatusLike } from '../../src/workflow/status';
+import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { answerOf, envelope2026, raw2026Request, type JsonRpcAnswer } from '../support/raw2026';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';

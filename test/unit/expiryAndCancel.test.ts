@@ -4,11 +4,10 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { CANCEL_WAIT_MS } from '../../src/mcp/deps';
 import { buildMcpServer } from '../../src/mcp/server';
 import { CANCEL_NOT_VISIBLE } from '../../src/mcp/tasks/durableTaskStore';
-import { readDurableStatus, readStatusRetiringExpired } from '../../src/mcp/tools/readStatus';
-import { expiryStep } from '../../src/workflow/expiry';
+import { TTL_EXPIRED_REASON } from '../../src/workflow/expiry';
+import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
@@ -47,62 +46,36 @@ const writes = (backend: MemoryBackend) =>
     backend.calls.filter((c) => c.method === 'terminate' || c.method === 'purgeInstanceHistory').map((c) => c.method);
 
 describe('task expiry', () => {
-    it('decides terminate for a workflow that has not ended, purge for one that has', () => {
-        for (const runtimeStatus of ['Pending', 'Running', 'Suspended', 'ContinuedAsNew']) {
-            assert.equal(expiryStep({ runtimeStatus }), 'terminate', runtimeStatus);
-        }
-        for (const runtimeStatus of ['Completed', 'Failed', 'Terminated', 'Canceled']) {
-            assert.equal(expiryStep({ runtimeStatus }), 'purge', runtimeStatus);
-        }
-    });
-
-    it('never purges an expired workflow that still runs: terminates it, and purges it once the end is visible', async () => {
+    it('an expired workflow reads as unknown everywhere, and no read writes anything', async () => {
         const backend = new MemoryBackend();
-        backend.queueTerminates = true;
         const { client, startTask } = await connect(backend);
         const task = await startTask(1_000);
+        backend.set(task.taskId, { runtimeStatus: 'Running' });
+        const other = await startTask(1_000);
+        backend.set(other.taskId, { runtimeStatus: 'Completed' });
         backend.now += 1_000;
-        const read = async () =>
-            ((await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: task.taskId } })) as CallToolResult)
-                .structuredContent as { status: string };
-
-        // Expired: gone for the client at once; the workflow is asked to end.
-        assert.equal((await read()).status, 'not_found');
-        assert.deepEqual(writes(backend), ['terminate']);
-        // The terminate has not been applied: the next read asks again, and still purges nothing.
-        assert.equal((await read()).status, 'not_found');
-        assert.deepEqual(writes(backend), ['terminate', 'terminate']);
-        assert.equal(backend.instances.get(task.taskId)?.runtimeStatus, 'Running');
-
-        backend.applyQueuedTerminates();
-        assert.equal((await read()).status, 'not_found');
-        assert.deepEqual(writes(backend), ['terminate', 'terminate', 'purgeInstanceHistory']);
-        assert.equal(backend.instances.has(task.taskId), false);
-        assert.deepEqual(backend.purgedWhileRunning, []);
-    });
-
-    it('an expired workflow that had already ended is purged by the first read, with no terminate', async () => {
-        const backend = new MemoryBackend();
-        const { startTask, client } = await connect(backend);
-        const task = await startTask(1_000);
-        backend.set(task.taskId, { runtimeStatus: 'Completed' });
-        backend.now += 1_000;
-        await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: task.taskId } });
-        assert.deepEqual(writes(backend), ['purgeInstanceHistory']);
-    });
-
-    it('the plain read used by the waits and the keyed start writes nothing, expired or not', async () => {
-        const backend = new MemoryBackend();
-        const { startTask } = await connect(backend);
-        const task = await startTask(1_000);
-        const deps = depsFor(backend);
-        assert.equal((await readDurableStatus(deps, task.taskId))?.runtimeStatus, 'Running');
-        backend.now += 1_000;
-        assert.equal(await readDurableStatus(deps, task.taskId), undefined);
+        for (const id of [task.taskId, other.taskId]) {
+            const result = (await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: id } })) as CallToolResult;
+            assert.equal((result.structuredContent as { status: string }).status, 'not_found');
+            await assert.rejects(client.experimental.tasks.getTask(id), /not found/i);
+            await assert.rejects(client.readResource({ uri: `mining://workflows/${id}` }), /not found/i);
+        }
         assert.deepEqual(writes(backend), []);
-        // The retiring read is the one that acts.
-        assert.equal(await readStatusRetiringExpired(deps, task.taskId), undefined);
-        assert.deepEqual(writes(backend), ['terminate']);
+        assert.equal(backend.instances.get(task.taskId)?.runtimeStatus, 'Running');
+    });
+
+    it("the tenant's next start ends an expired workflow that still runs, and does not count it against the cap", async () => {
+        const backend = new MemoryBackend();
+        const { client, startTask } = await connect(backend);
+        const expired = await startTask(1_000);
+        backend.now += 1_000;
+        const fresh = await startTask(60_000);
+        assert.notEqual(fresh.taskId, expired.taskId);
+        const terminates = backend.calls.filter((c) => c.method === 'terminate');
+        assert.deepEqual(terminates.map((c) => c.args[0]), [expired.taskId]);
+        assert.equal(terminates[0]?.args[1], TTL_EXPIRED_REASON);
+        assert.deepEqual(backend.purgedWhileRunning, []);
+        void client;
     });
 });
 

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { KEY_REUSED } from '../../src/mcp/tools/startMining';
+import { KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { startOnRunningId } from './helpers/fakes';
@@ -51,9 +51,8 @@ async function plainStart(client: Client, args: Record<string, unknown>): Promis
 }
 
 /**
- * A task-augmented call answers with the task, or (a refused start) with an error. SDK 1.32's server
- * turns the tool error of a refused task creation into -32602 "Invalid task creation result", which
- * drops the tool's message: such a loser is known only to have got no task.
+ * A task-augmented call answers with the task, or (a refused start) with a JSON-RPC error whose message
+ * is the tool's own (KEY_REUSED for a loser).
  */
 async function taskStart(client: Client, args: Record<string, unknown>): Promise<Outcome> {
     try {
@@ -91,7 +90,7 @@ function assertOneWinner(
 describe('start_mining: a keyed race on a backend that keeps the first start silently', () => {
     for (const [kind, start, loserMessage] of [
         ['plain calls', plainStart, KEY_REUSED],
-        ['task-augmented calls', taskStart, /Invalid task creation result|idempotency_key was already used/],
+        ['task-augmented calls', taskStart, /idempotency_key was already used/],
     ] as const) {
         it(`two ${kind} with one key and other arguments: one gets the workflow, the other KEY_REUSED`, async () => {
             const backend = new MemoryBackend();

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
 import { GENESIS, blockHash, meetsDifficulty, blockDigest } from '../../src/mining/hashRule';
 import { findNonceSerial, scanRange } from '../../src/mining/scan';
-import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/workflow/contracts';
-import { mineBlockActivity, type RangeSearch } from '../../src/workflow/mineBlock';
-import { mineChainOrchestrator } from '../../src/workflow/mineChain';
+import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/orchestration/contracts';
+import { mineBlockActivity, type RangeSearch } from '../../src/orchestration/mineBlockActivity';
+import { mineChainOrchestrator } from '../../src/orchestration/mineChainOrchestrator';
 
 interface ScheduledCall {
     name: string;

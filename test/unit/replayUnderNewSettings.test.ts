@@ -6,9 +6,9 @@ import type { OrchestrationContext } from 'durable-functions';
 import { GENESIS, blockHash } from '../../src/mining/hashRule';
 import { findNonceSerial } from '../../src/mining/scan';
 import { parseConfig } from '../../src/config';
-import { DIFFICULTY_LIMIT, LEGACY_RANGE_SIZE, MINE_BLOCK, type Block, type MineBlockInput } from '../../src/workflow/contracts';
-import { mineBlockActivity } from '../../src/workflow/mineBlock';
-import { mineChainOrchestrator } from '../../src/workflow/mineChain';
+import { DIFFICULTY_LIMIT, LEGACY_RANGE_SIZE, MINE_BLOCK, type Block, type MineBlockInput } from '../../src/orchestration/contracts';
+import { mineBlockActivity } from '../../src/orchestration/mineBlockActivity';
+import { mineChainOrchestrator } from '../../src/orchestration/mineChainOrchestrator';
 
 /**
  * A workflow started under one deployment replays under the next, whatever its settings say: what the

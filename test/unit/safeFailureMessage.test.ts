@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { safeFailureMessage } from '../../src/workflow/status';
+import { safeFailureMessage } from '../../src/mcp/failureMessage';
 
 /** A failed workflow's `error` is shown to users: what the host stored must not leak internals through it. */
 describe('safeFailureMessage', () => {

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RESULT } from './helpers/fakes';
-import {
-    CANCEL_REASON,
-    MAX_ERROR_LENGTH,
-    isTerminal,
-    notFound,
-    safeFailureMessage,
-    toWorkflowStatus,
-    type DurableStatusLike,
-} from '../../src/workflow/status';
+import { notFound, toWorkflowStatus } from '../../src/mcp/statusObjects';
+import { MAX_ERROR_LENGTH, safeFailureMessage } from '../../src/mcp/failureMessage';
+import { CANCEL_REASON, isTerminal, type DurableStatusLike } from '../../src/workflow/durableStatus';
 
 const ID = 'abc-123';
 const OPTIONS = { pollAfterSeconds: 5 };

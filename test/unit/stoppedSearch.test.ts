@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { SearchAbortedError } from '../../src/mining/search';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
-import { watchForEnd } from '../../src/workflow/endWatch';
-import { mineBlockActivity } from '../../src/workflow/mineBlock';
+import { watchForEnd } from '../../src/orchestration/endWatch';
+import { mineBlockActivity } from '../../src/orchestration/mineBlockActivity';
 import { GENESIS } from '../../src/mining/hashRule';
 
 /** The small leaks: a search whose workflow was purged stops, and a stopped search is no failure. */

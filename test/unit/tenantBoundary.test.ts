@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
-import type { InstanceQuery, WorkflowClient } from '../../src/workflow/client';
+import type { InstanceQuery, WorkflowClient } from '../../src/workflow/workflowClient';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, notFoundOnRead, notFoundOnTerminate } from './helpers/fakes';
@@ -60,9 +60,6 @@ class UrlRoutedClient implements WorkflowClient {
     }
     purgeInstanceHistory(id: string) {
         return this.backend.purgeInstanceHistory(this.#route(id, notFoundOnRead));
-    }
-    getStatusBy(filter: { createdTimeFrom?: Date }) {
-        return this.backend.getStatusBy(filter);
     }
     listInstances(query: InstanceQuery) {
         return this.backend.listInstances(query);

@@ -1,4 +1,4 @@
-import { NONCE_RANGE_SIZE } from '../../src/workflow/contracts';
+import { NONCE_RANGE_SIZE } from '../../src/orchestration/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,9 +6,9 @@ import type { CallToolResult, Progress as McpProgress } from '@modelcontextproto
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
-import type { DurableStatusLike } from '../../src/workflow/status';
+import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
-import { CANCEL_WAIT_MS } from '../../src/mcp/deps';
+import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
 import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 

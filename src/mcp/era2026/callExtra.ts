@@ -1,12 +1,17 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { CallExtra } from '../progress';
+import type { Log } from '../deps';
+import { progressReporter } from '../progress';
+import type { ToolCall } from '../tools/toolDefinition';
 
-/** The request as the shared tool handlers see it (src/mcp/progress.ts), from SDK v2's handler context. */
-export function callExtraOf(ctx: ServerContext): CallExtra {
+/** What a tool's handler gets of its request (tools/toolDefinition.ts), from SDK v2's handler context. */
+export function toolCallOf(ctx: ServerContext, log: Log): ToolCall {
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    return {
-        signal: ctx.mcpReq.signal,
-        ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
-        sendNotification: (notification) => ctx.mcpReq.notify(notification),
-    };
+    const reportProgress = progressReporter(
+        {
+            ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+            sendNotification: (notification) => ctx.mcpReq.notify(notification),
+        },
+        log
+    );
+    return { signal: ctx.mcpReq.signal, reportProgress };
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { toTask, toTaskResult, type TaskMappingOptions } from '../tasks/taskMapping';
-import type { DurableStatusLike } from '../../workflow/status';
+import type { DurableStatusLike } from '../../workflow/durableStatus';
 
 /**
  * A MineChain orchestration as a task of the 2026-07-28 Tasks extension. The mapping of statuses is the

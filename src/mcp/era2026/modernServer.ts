@@ -1,23 +1,27 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolDeps } from '../deps';
-import { readWorkflowResource, workflowResourceDefinition } from '../resources';
-import { SERVER_INFO, SERVER_INSTRUCTIONS } from '../server';
-import { statusResult, toolError } from '../statusSchema';
-import { DurableTaskStore } from '../tasks/durableTaskStore';
-import { cancelMining, cancelMiningDefinition } from '../tools/cancelMining';
-import { getMiningResult, getMiningResultDefinition } from '../tools/getMiningResult';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from '../tools/readStatus';
-import { running, toWorkflowStatus } from '../../workflow/status';
-import { startMiningCall, startMiningDefinition, startMiningTask } from '../tools/startMining';
-import { callExtraOf } from './callExtra';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../server';
+import { progressMessage } from '../progressMessage';
+import { running, toWorkflowStatus } from '../statusObjects';
+import { toTask } from '../tasks/taskMapping';
+import { statusResult, toolError } from '../toolResults';
+import { cancelMiningTool } from '../tools/cancelMining';
+import { getMiningResultTool } from '../tools/getMiningResult';
+import { startMiningTask, startMiningTool, type StartMiningArgs } from '../tools/startMining';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import { WORKFLOW_URI_TEMPLATE } from '../workflowLink';
+import { toolCallOf } from './callExtra';
 import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
+import type { WorkflowDeps } from '../../workflow/workflowDeps';
+import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 /**
- * The 2026-07-28 server (SDK v2): the same three tools, resource and workflow code as the 2025-era one
- * (../server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per request, holding
- * nothing another request would need.
+ * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resource as the
+ * 2025-era server (../server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per
+ * request, holding nothing another request would need.
  */
 
 /**
@@ -37,55 +41,87 @@ export const MODERN_CAPABILITIES = {
 /**
  * start_mining's answer to a client that declared the Tasks extension: the flat task result, once the
  * workflow exists durably. It also carries the tool's own answer as of now (the `running` status, or the
- * end a keyed call found), as content and structuredContent: the SDK holds every start_mining result to
+ * end a keyed call found), as content and structuredContent: SDK v2 holds every start_mining result to
  * the tool's outputSchema, and a client that reads the content instead of the task still learns the
  * workflow_id to poll with get_mining_result.
  */
-async function startMiningAsTask(deps: ToolDeps, args: unknown): Promise<CallToolResult> {
+async function startMiningAsTask(deps: ToolDeps, args: StartMiningArgs): Promise<CallToolResult> {
     const { config, log } = deps;
-    let created;
-    try {
-        created = await startMiningTask(deps, args, TASK_TTL_MS, new DurableTaskStore(deps));
-    } catch (error) {
-        // startMiningTask's refusals carry a message meant for the user (a cap, a reused key, the backend).
-        return toolError(error instanceof Error ? error.message : String(error));
-    }
-    const task = taskFieldsOf(created.task);
-    const { blocks } = startMiningDefinition(config).inputSchema.parse(args);
-    const durable = await readDurableStatus(deps, task.taskId).catch((error: unknown) => {
-        log.warn(`start_mining: status read for ${task.taskId} failed`, error);
+    const started = await startMiningTask(deps, args, TASK_TTL_MS);
+    // A refusal (a cap, a reused key, the backend) is the tool's own message: no task exists.
+    if ('error' in started) return toolError(started.error) as CallToolResult;
+    const { workflowId, ttlMs, expectedAttempts } = started;
+    // The task as the backend sees it (a keyed call may find one that already ended)...
+    const durable = await deps.workflows.read(workflowId).catch((error: unknown) => {
+        log.warn(`start_mining: status read for ${workflowId} failed`, error);
         return undefined;
     });
+    const nowMs = (deps.wallNow ?? Date.now)();
+    const now = new Date(nowMs).toISOString();
+    const progress = { blocks_done: 0, blocks_total: args.blocks };
+    const task =
+        durable === undefined
+            ? // ...or, right after the start, as it was started: the workflow exists, so the task does.
+              { taskId: workflowId, status: 'working' as const, statusMessage: progressMessage(progress), createdAt: now, lastUpdatedAt: now, ttlMs: ttlMs ?? null, pollIntervalMs: config.pollAfterSeconds * 1000 }
+            : taskFieldsOf(toTask(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs }));
     const status =
         durable === undefined
-            ? running(task.taskId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
-            : toWorkflowStatus(task.taskId, durable, { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks });
-    const expected = created._meta?.expected_attempts;
-    const answer = statusResult(typeof expected === 'number' ? { ...status, expected_attempts: expected } : status, config.maxResultChars);
-    // The extension's CreateTaskResult; the TypeScript type of a tool result does not know resultType.
-    return { ...answer, resultType: 'task', ...task, _meta: created._meta } as unknown as CallToolResult;
+            ? running(workflowId, config.pollAfterSeconds, progress)
+            : toWorkflowStatus(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: args.blocks });
+    const answer = statusResult({ ...status, expected_attempts: expectedAttempts }, config.maxResultChars);
+    // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript
+    // type of a tool result does not know resultType.
+    return { ...answer, resultType: 'task', ...task, _meta: { expected_attempts: expectedAttempts } } as unknown as CallToolResult;
 }
 
-export function buildModernServer(deps: ToolDeps): McpServer {
+/** Registers a tool definition on SDK v2, its handler given the request as the definition wants it. */
+function registerTool<T extends ToolDefinition>(
+    server: McpServer,
+    deps: ToolDeps,
+    tool: T,
+    handler: (args: Parameters<T['call']>[0], ctx: ServerContext) => Promise<unknown> = (args, ctx) => tool.call(args, toolCallOf(ctx, deps.log))
+): void {
+    const { name, title, description, inputSchema, outputSchema, annotations } = tool;
+    server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, ctx) =>
+        handler(args as Parameters<T['call']>[0], ctx) as Promise<CallToolResult>
+    );
+}
+
+export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
+    const deps = toolDeps(workflowDeps);
     const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
 
-    const { name: startName, ...start } = startMiningDefinition(deps.config);
-    server.registerTool(startName, start, (args, ctx) =>
-        clientDeclaresTasks(ctx) ? startMiningAsTask(deps, args) : startMiningCall(deps, args, callExtraOf(ctx))
+    const start = startMiningTool(deps);
+    // A client that declared the Tasks extension gets a task; any other the plain budgeted call.
+    registerTool(server, deps, start, (args, ctx) =>
+        clientDeclaresTasks(ctx) ? startMiningAsTask(deps, args) : start.call(args, toolCallOf(ctx, deps.log))
     );
-    const { name: getName, ...get } = getMiningResultDefinition;
-    server.registerTool(getName, get, (args) => getMiningResult(deps, args));
-    const { name: cancelName, ...cancel } = cancelMiningDefinition;
-    server.registerTool(cancelName, cancel, (args, ctx) => cancelMining(deps, args, ctx.mcpReq.signal));
+    registerTool(server, deps, getMiningResultTool(deps));
+    registerTool(server, deps, cancelMiningTool(deps));
 
-    const { name, uriTemplate, metadata } = workflowResourceDefinition;
-    server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined }), metadata, async (uri, variables) => {
-        const read = await readWorkflowResource(deps, uri, variables.workflow_id);
-        if (read.kind === 'unavailable') throw new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE);
-        // Another tenant's workflow looks exactly like an unknown one.
-        if (read.kind === 'not_found') throw new ResourceNotFoundError(uri.href);
-        return { contents: read.contents };
-    });
+    server.registerResource(
+        'mining-workflow',
+        new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
+        {
+            title: 'Mining workflow status',
+            description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
+            mimeType: 'application/json',
+        },
+        async (uri, variables) => {
+            const workflowId = variables.workflow_id;
+            let durable;
+            try {
+                // Another tenant's workflow, or an expired one, is unknown like a missing one.
+                durable = typeof workflowId === 'string' ? await deps.workflows.read(workflowId) : undefined;
+            } catch (error) {
+                if (error instanceof WorkflowUnavailableError) throw new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE);
+                throw error;
+            }
+            if (durable === undefined || typeof workflowId !== 'string') throw new ResourceNotFoundError(uri.href);
+            const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
+            return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
+        }
+    );
 
     registerTaskMethods(server, deps);
     return server;

@@ -3,7 +3,7 @@ import { isTerminal } from '@modelcontextprotocol/sdk/experimental/tasks/interfa
 import { ErrorCode, GetTaskPayloadRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from '../deps';
 import { TASK_NOT_FOUND, type DurableTaskStore } from './durableTaskStore';
-import { BACKEND_UNAVAILABLE } from '../tools/readStatus';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
 
 /**

@@ -1,8 +1,9 @@
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { progressMessage } from '../progressMessage';
-import { statusResult } from '../statusSchema';
-import { taskTtlMs, timeMs } from '../../workflow/expiry';
-import { expectedAttemptsOf, toWorkflowStatus, type DurableStatusLike, type WorkflowStatus } from '../../workflow/status';
+import { toWorkflowStatus, type WorkflowStatus } from '../statusObjects';
+import { statusResult } from '../toolResults';
+import { expectedAttemptsOf, timeMs, type DurableStatusLike } from '../../workflow/durableStatus';
+import { taskTtlMs } from '../../workflow/expiry';
 
 /**
  * A MineChain orchestration seen as an MCP task (2025-11-25). Pure: the task store reads the Durable

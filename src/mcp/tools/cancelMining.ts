@@ -1,12 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { BACKEND_CALL_TIMEOUT_MS, CANCEL_WAIT_MS, type ToolDeps } from '../deps';
-import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
-import { workflowIdInput } from './workflowIdInput';
-import { budgetedWait } from '../../workflow/budgetedWait';
-import { isNotFoundError, withTimeout } from '../../workflow/client';
-import { isTenantWorkflowId } from '../../workflow/ids';
-import { CANCEL_REASON, isTerminal, notFound, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
+import type { ToolDeps } from '../deps';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { notFound, toWorkflowStatus } from '../statusObjects';
+import { guarded, statusResult, toolError } from '../toolResults';
+import type { ToolDefinition } from './toolDefinition';
+import { workflowIdTool, type workflowIdInput } from './workflowIdInput';
 
 export const CANCEL_MINING_DESCRIPTION =
     'Cancels a mining workflow started by start_mining and reports its status afterwards. ' +
@@ -24,77 +21,39 @@ export function cancelNotVisibleNext(workflowId: string, pollAfterSeconds: numbe
     );
 }
 
-/** What cancel_mining is, for every era's server. */
-export const cancelMiningDefinition = {
-    name: 'cancel_mining',
-    title: 'Cancel mining',
-    description: CANCEL_MINING_DESCRIPTION,
-    inputSchema: workflowIdInput,
-    outputSchema: anyStatusSchema,
-    annotations: {
+export function cancelMiningTool(deps: ToolDeps): ToolDefinition<typeof workflowIdInput> {
+    const { config, log, workflows } = deps;
+    return workflowIdTool({
+        name: 'cancel_mining',
         title: 'Cancel mining',
-        readOnlyHint: false,
-        // It throws away the work done so far.
-        destructiveHint: true,
-        // Cancelling twice ends in the same state as cancelling once.
-        idempotentHint: true,
-        openWorldHint: false,
-    },
-} as const;
-
-/** cancel_mining's answer, whichever era asks: terminate, then wait (bounded) for the end to show. */
-export function cancelMining(deps: ToolDeps, { workflow_id }: { workflow_id: string }, signal?: AbortSignal) {
-    const { config, log } = deps;
-    return guarded('cancel_mining', log, async () => {
-        if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
-        try {
-            // Terminating an instance that already ended is accepted and changes nothing.
-            await withTimeout(
-                deps.client.terminate(workflow_id, CANCEL_REASON),
-                BACKEND_CALL_TIMEOUT_MS,
-                'The terminate request'
-            );
-        } catch (error) {
-            if (isNotFoundError(error)) return statusResult(notFound(workflow_id), config.maxResultChars);
-            log.error(`cancel_mining: terminate ${workflow_id} failed`, error);
-            return toolError(BACKEND_UNAVAILABLE);
-        }
-
-        // Terminate is asynchronous (a queued message on the real extension): wait for the end to show,
-        // then report what get_mining_result would, or that the cancellation is not visible yet.
-        let readFailure: unknown;
-        let gone = false;
-        const outcome = await budgetedWait<DurableStatusLike>({
-            read: async () => {
-                try {
-                    const durable = await readDurableStatus(deps, workflow_id);
-                    gone = durable === undefined;
-                    return durable;
-                } catch (error) {
-                    readFailure = error;
-                    return undefined;
+        description: CANCEL_MINING_DESCRIPTION,
+        annotations: {
+            title: 'Cancel mining',
+            readOnlyHint: false,
+            // It throws away the work done so far.
+            destructiveHint: true,
+            // Cancelling twice ends in the same state as cancelling once.
+            idempotentHint: true,
+            openWorldHint: false,
+        },
+        call: ({ workflow_id }, { signal }) =>
+            guarded('cancel_mining', log, async () => {
+                const outcome = await workflows.cancel(workflow_id, signal);
+                switch (outcome.kind) {
+                    case 'not_found':
+                        return statusResult(notFound(workflow_id), config.maxResultChars);
+                    case 'unavailable':
+                        return toolError(BACKEND_UNAVAILABLE);
+                    case 'unreadable':
+                        return toolError(
+                            `Cancellation was requested, but the workflow status could not be read. Call get_mining_result with workflow_id "${workflow_id}" to check it.`
+                        );
+                    case 'read': {
+                        const status = toWorkflowStatus(workflow_id, outcome.durable, { pollAfterSeconds: config.pollAfterSeconds });
+                        if (status.status === 'running') status.next = cancelNotVisibleNext(workflow_id, config.pollAfterSeconds);
+                        return statusResult(status, config.maxResultChars);
+                    }
                 }
-            },
-            isFinal: (durable) => isTerminal(durable.runtimeStatus),
-            budgetMs: CANCEL_WAIT_MS,
-            signal: signal,
-            clock: deps.clock,
-        });
-        if (outcome.last === undefined) {
-            // Purged between the terminate and the read.
-            if (gone) return statusResult(notFound(workflow_id), config.maxResultChars);
-            log.error(`cancel_mining: status read for ${workflow_id} failed after terminate`, readFailure);
-            return toolError(
-                `Cancellation was requested, but the workflow status could not be read. Call get_mining_result with workflow_id "${workflow_id}" to check it.`
-            );
-        }
-        const status = toWorkflowStatus(workflow_id, outcome.last, { pollAfterSeconds: config.pollAfterSeconds });
-        if (status.status === 'running') status.next = cancelNotVisibleNext(workflow_id, config.pollAfterSeconds);
-        return statusResult(status, config.maxResultChars);
+            }),
     });
-}
-
-export function registerCancelMining(server: McpServer, deps: ToolDeps): void {
-    const { name, ...definition } = cancelMiningDefinition;
-    server.registerTool(name, definition, (args, extra) => cancelMining(deps, args, extra.signal));
 }

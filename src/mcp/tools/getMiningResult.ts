@@ -1,10 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolDeps } from '../deps';
-import { anyStatusSchema, guarded, statusResult, toolError } from '../statusSchema';
-import { BACKEND_UNAVAILABLE, readStatusRetiringExpired } from './readStatus';
-import { workflowIdInput } from './workflowIdInput';
-import { isTenantWorkflowId } from '../../workflow/ids';
-import { notFound, toWorkflowStatus } from '../../workflow/status';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { notFound, toWorkflowStatus } from '../statusObjects';
+import { guarded, statusResult, toolError } from '../toolResults';
+import type { ToolDefinition } from './toolDefinition';
+import { workflowIdTool, type workflowIdInput } from './workflowIdInput';
+import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 export const GET_MINING_RESULT_DESCRIPTION =
     'Reports the status of a mining workflow started by start_mining. ' +
@@ -14,42 +14,25 @@ export const GET_MINING_RESULT_DESCRIPTION =
     'If status is "failed", stop polling and tell the user the `error`. ' +
     'If status is "not_found", stop polling this id and call start_mining to start a new workflow.';
 
-/** What get_mining_result is, for every era's server. */
-export const getMiningResultDefinition = {
-    name: 'get_mining_result',
-    title: 'Get mining result',
-    description: GET_MINING_RESULT_DESCRIPTION,
-    inputSchema: workflowIdInput,
-    outputSchema: anyStatusSchema,
-    annotations: {
+export function getMiningResultTool(deps: ToolDeps): ToolDefinition<typeof workflowIdInput> {
+    const { config, log, workflows } = deps;
+    return workflowIdTool({
+        name: 'get_mining_result',
         title: 'Get mining result',
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-    },
-} as const;
-
-/** get_mining_result's answer, whichever era asks. */
-export function getMiningResult(deps: ToolDeps, { workflow_id }: { workflow_id: string }) {
-    const { config, log } = deps;
-    return guarded('get_mining_result', log, async () => {
-        // Checked before the backend sees it (the durable client puts ids into URLs); another
-        // tenant's workflow is not_found, like an unknown one.
-        if (!isTenantWorkflowId(deps.tenant, workflow_id)) return statusResult(notFound(workflow_id), config.maxResultChars);
-        let durable;
-        try {
-            durable = await readStatusRetiringExpired(deps, workflow_id);
-        } catch (error) {
-            log.error(`get_mining_result: status read for ${workflow_id} failed`, error);
-            return toolError(BACKEND_UNAVAILABLE);
-        }
-        if (durable === undefined) return statusResult(notFound(workflow_id), config.maxResultChars);
-        return statusResult(toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds }), config.maxResultChars);
+        description: GET_MINING_RESULT_DESCRIPTION,
+        annotations: { title: 'Get mining result', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        call: ({ workflow_id }) =>
+            guarded('get_mining_result', log, async () => {
+                let durable;
+                try {
+                    // Another tenant's workflow, or an expired one, is not_found like an unknown one.
+                    durable = await workflows.read(workflow_id);
+                } catch (error) {
+                    if (error instanceof WorkflowUnavailableError) return toolError(BACKEND_UNAVAILABLE);
+                    throw error;
+                }
+                const status = durable === undefined ? notFound(workflow_id) : toWorkflowStatus(workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds });
+                return statusResult(status, config.maxResultChars);
+            }),
     });
-}
-
-export function registerGetMiningResult(server: McpServer, deps: ToolDeps): void {
-    const { name, ...definition } = getMiningResultDefinition;
-    server.registerTool(name, definition, (args) => getMiningResult(deps, args));
 }

@@ -1,19 +1,15 @@
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import type { DurableTaskStore } from '../tasks/durableTaskStore';
-import { answerPlainCallsWith } from '../tasks/plainCalls';
-import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
-import { progressReporter, type CallExtra, type ToolExtra } from '../progress';
-import { progressMessage } from '../progressMessage';
-import { guarded, startStatusSchema, statusResult, toolError } from '../statusSchema';
-import { BACKEND_UNAVAILABLE, readDurableStatus } from './readStatus';
-import { admitStart, confirmStart, expectedAttempts, isWithdrawn, workCapError } from './workCaps';
-import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
-import { withTimeout } from '../../workflow/client';
-import { MINE_CHAIN, NONCE_RANGE_SIZE, type MineChainInput } from '../../workflow/contracts';
-import { keyedWorkflowId, newWorkflowId } from '../../workflow/ids';
-import { isTerminal, running, toWorkflowStatus, type DurableStatusLike } from '../../workflow/status';
+import type { Config } from '../../config';
+import type { ToolDeps } from '../deps';
+import { startStatusSchema } from '../outputSchemas';
+import { refusalText } from '../refusalText';
+import { running, toWorkflowStatus } from '../statusObjects';
+import { guarded, statusResult, toolError } from '../toolResults';
+import type { ToolDefinition } from './toolDefinition';
+import { systemClock } from '../../workflow/budgetedWait';
+import { expectedAttempts } from '../../workflow/durableStatus';
+import type { StartRefusal } from '../../workflow/startRefusal';
+import { NONCE_RANGE_SIZE, type MineChainInput } from '../../orchestration/contracts';
 
 export function startMiningDescription(waitBudgetSeconds: number): string {
     return (
@@ -34,132 +30,7 @@ export function startMiningDescription(waitBudgetSeconds: number): string {
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
-export const KEY_REUSED =
-    'This idempotency_key was already used with other arguments. Use a new key for different work, or the same ' +
-    'arguments to get the workflow the key started.';
-
-const START_REFUSED = 'Could not start the mining workflow: the workflow service did not accept it. Try again in a minute.';
-
-/** The arguments a workflow was started with, from its stored input (absent when the backend shows none). */
-const storedInputSchema = z.object({ difficulty: z.number(), blocks: z.number() });
-
-function sameArguments(durable: DurableStatusLike, input: MineChainInput): boolean {
-    const stored = storedInputSchema.safeParse(durable.input);
-    return stored.success && stored.data.difficulty === input.difficulty && stored.data.blocks === input.blocks;
-}
-
-/** Said when a keyed start was accepted but the workflow it names could not be read back to check its arguments. */
-const START_UNCONFIRMED =
-    'The mining workflow may have started, but it could not be confirmed. Call start_mining again with the same ' +
-    'idempotency_key and arguments in a few seconds: that is safe and returns the workflow.';
-
-/** How long a keyed start waits for the workflow its key names to be readable, to compare its arguments. */
-export const KEYED_START_CHECK_MS = 5_000;
-
-/**
- * A workflow this call may hand out; when the call started it, `confirmation` settles with the cap's
- * refusal if the workflow had to be withdrawn (workCaps.ts, confirmStart), else with undefined.
- */
-interface Started {
-    workflowId: string;
-    confirmation?: Promise<string | undefined>;
-}
-
-/**
- * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
- * one workflow id per tenant, so a retry reads that id first and compares the arguments it was started
- * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
- * reliably that it lost: on the real Durable extension (Azure Storage provider) concurrent starts on a new
- * id can all be accepted (202) while only the first one's input is kept and run, and a start on an id that
- * is running answers 409. So after its start, whatever the answer, a keyed call reads the workflow back and
- * hands it out only if it runs this call's arguments; otherwise the key was taken by other work (KEY_REUSED).
- * The instance row the read shows is written by the accepted start itself, conditionally (only the first
- * writer of a new id, or of an ended id's row, succeeds), and it is that start's message that runs: so its
- * input, read right after the start, is already the input that runs, Pending or not.
- * The key is remembered as long as the workflow's history is kept.
- */
-async function startOrFind(
-    deps: ToolDeps,
-    input: MineChainInput,
-    idempotencyKey: string | undefined
-): Promise<Started | { error: string }> {
-    const { log, tenant, config } = deps;
-    const tooMuch = workCapError(input.blocks, input.difficulty, config.maxWork);
-    if (tooMuch !== undefined) return { error: tooMuch };
-    if (idempotencyKey === undefined) {
-        const refused = await admitStart(deps);
-        if (refused !== undefined) return { error: refused };
-        const workflowId = newWorkflowId(tenant);
-        try {
-            await startNew(deps, workflowId, input);
-        } catch (error) {
-            log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
-            return { error: START_REFUSED };
-        }
-        return { workflowId, confirmation: confirmStart(deps, workflowId) };
-    }
-
-    const workflowId = keyedWorkflowId(tenant, idempotencyKey);
-    const judge = (durable: DurableStatusLike) => (sameArguments(durable, input) ? { workflowId } : { error: KEY_REUSED });
-    try {
-        const found = await readDurableStatus(deps, workflowId);
-        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
-        if (found !== undefined && !isWithdrawn(found)) return judge(found);
-    } catch (error) {
-        log.error(`start_mining: status read for ${workflowId} failed`, error);
-        return { error: BACKEND_UNAVAILABLE };
-    }
-
-    const refused = await admitStart(deps);
-    if (refused !== undefined) return { error: refused };
-
-    let startError: unknown;
-    try {
-        await startNew(deps, workflowId, input);
-    } catch (error) {
-        // Most likely another call with the same key started it first: the read below tells.
-        startError = error;
-    }
-    // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
-    const stored = startError === undefined ? await readBack(deps, workflowId) : await readOnce(deps, workflowId);
-    if (stored !== undefined) {
-        const judged = judge(stored);
-        return 'error' in judged ? judged : { workflowId, confirmation: confirmStart(deps, workflowId) };
-    }
-    if (startError !== undefined) {
-        log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
-        return { error: START_REFUSED };
-    }
-    log.error(`start_mining: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
-    return { error: START_UNCONFIRMED };
-}
-
-/** The keyed workflow as stored, or undefined when it is not there or the read failed (logged). */
-async function readOnce(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
-    try {
-        return await readDurableStatus(deps, workflowId);
-    } catch (error) {
-        deps.log.warn(`start_mining: status read for ${workflowId} failed`, error);
-        return undefined;
-    }
-}
-
-/** The keyed workflow as stored, waiting (bounded) for it to be readable; undefined if it never was. */
-async function readBack(deps: ToolDeps, workflowId: string): Promise<DurableStatusLike | undefined> {
-    const outcome = await budgetedWait<DurableStatusLike>({
-        read: () => readOnce(deps, workflowId),
-        isFinal: () => true,
-        budgetMs: KEYED_START_CHECK_MS,
-        clock: deps.clock,
-    });
-    return outcome.last;
-}
-
-async function startNew(deps: ToolDeps, workflowId: string, input: MineChainInput): Promise<void> {
-    await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
-}
-
-function buildInputSchema(config: ToolDeps['config']) {
+function buildInputSchema(config: Config) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
     const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
     const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
@@ -193,9 +64,9 @@ function buildInputSchema(config: ToolDeps['config']) {
 }
 
 /** Built once per configuration, not per request: zod schemas are costly to build (BENCHMARKS.md, tool-call throughput). */
-const inputSchemas = new WeakMap<ToolDeps['config'], ReturnType<typeof buildInputSchema>>();
+const inputSchemas = new WeakMap<Config, ReturnType<typeof buildInputSchema>>();
 
-function startInputSchema(config: ToolDeps['config']): ReturnType<typeof buildInputSchema> {
+function startInputSchema(config: Config): ReturnType<typeof buildInputSchema> {
     let schema = inputSchemas.get(config);
     if (schema === undefined) {
         schema = buildInputSchema(config);
@@ -204,120 +75,16 @@ function startInputSchema(config: ToolDeps['config']): ReturnType<typeof buildIn
     return schema;
 }
 
-/**
- * The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms, or
- * none when none was asked for. Zero, negative or infinite is a client mistake, refused before anything starts.
- */
-function requestedTtlMs(ttl: number | undefined): number | undefined {
-    if (ttl === undefined) return undefined;
-    if (!Number.isFinite(ttl) || ttl <= 0) throw new Error('task.ttl must be a positive number of milliseconds');
-    return Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER);
-}
+export type StartMiningInput = ReturnType<typeof buildInputSchema>;
+export type StartMiningArgs = z.output<StartMiningInput>;
 
 /**
- * A plain start_mining call (no task): DESIGN's budgeted wait, then the result or `running`. Shared by
- * both protocol eras: SDK 1.32 reaches it through plainCalls.ts, the 2026-era server calls it directly.
+ * start_mining's plain call: starts the workflow (or finds the one its idempotency_key started) and waits
+ * up to WAIT_BUDGET_SECONDS for it, reporting progress, then answers the result or `running` with the
+ * workflow_id to poll. The budget covers the whole call, the start request included.
  */
-export async function startMiningCall(deps: ToolDeps, args: unknown, extra: CallExtra): Promise<CallToolResult> {
-    const { config, log } = deps;
-    const { difficulty, blocks, idempotency_key } = startInputSchema(config).parse(args);
-    return guarded('start_mining', log, async () => {
-        const clock = deps.clock ?? systemClock;
-        const calledAt = clock.now();
-        const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
-        const started = await startOrFind(deps, input, idempotency_key);
-        if ('error' in started) return toolError(started.error);
-        const { workflowId } = started;
-        // The cap's second look runs during the wait; a withdrawal ends the wait.
-        const withdrawn = new AbortController();
-        let refusal: string | undefined;
-        const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
-            refusal = answer;
-            if (answer !== undefined) withdrawn.abort();
-        });
-        const signal = extra.signal === undefined ? withdrawn.signal : AbortSignal.any([extra.signal, withdrawn.signal]);
-
-        const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
-        const report = progressReporter(extra, log);
-        const outcome = await budgetedWait<DurableStatusLike>({
-            read: async () => {
-                try {
-                    // Undefined (not visible yet) right after startNew is no reason to stop waiting.
-                    return await readDurableStatus(deps, workflowId);
-                } catch (error) {
-                    // The workflow exists; a failed read only means less is known. Keep waiting.
-                    log.warn(`start_mining: status read for ${workflowId} failed`, error);
-                    return undefined;
-                }
-            },
-            isFinal: (durable) => isTerminal(durable.runtimeStatus),
-            onValue: (durable) => {
-                const status = toWorkflowStatus(workflowId, durable, options);
-                if (status.status === 'running' && status.progress !== undefined) report(status.progress);
-            },
-            // The budget covers the whole call, the start request included.
-            budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
-            signal,
-            clock,
-        });
-        await confirmed;
-        // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
-        if (refusal !== undefined && !outcome.final) return toolError(refusal);
-
-        const status =
-            outcome.last === undefined
-                ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
-                : toWorkflowStatus(workflowId, outcome.last, options);
-        return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
-    });
-}
-
-/**
- * A start_mining call answered with a task: the workflow is started (or found by its key) and exists
- * durably before the answer; the task id is the workflow id and `ttlMs` (when given) goes into the
- * orchestration input. Throws an Error with a message safe to show for a refused start. Shared by both
- * eras: SDK 1.32's createTask and the 2026 Tasks extension (src/mcp/era2026/taskCall.ts).
- */
-export async function startMiningTask(
-    deps: ToolDeps,
-    args: unknown,
-    ttlMs: number | undefined,
-    taskStore: DurableTaskStore
-): Promise<CreateTaskResult> {
-    const { config, log } = deps;
-    const { difficulty, blocks, idempotency_key } = startInputSchema(config).parse(args);
-    const ttl = requestedTtlMs(ttlMs);
-    const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttl === undefined ? {} : { task_ttl_ms: ttl }) };
-    const started = await startOrFind(deps, input, idempotency_key);
-    // Thrown, McpServer turns it into a tool error (isError: true), as it does for invalid arguments.
-    if ('error' in started) throw new Error(started.error);
-    const refusal = await started.confirmation;
-    if (refusal !== undefined) throw new Error(refusal);
-    const { workflowId } = started;
-    // The task as the backend sees it (a keyed call may find one that already ended)...
-    const task = await taskStore.getTask(workflowId).catch((error: unknown) => {
-        log.warn(`start_mining: task read for ${workflowId} failed`, error);
-        return null;
-    });
-    // What the run costs, in the answer that commits it (a Task has no field of its own for it).
-    const cost = { expected_attempts: expectedAttempts(blocks, difficulty) };
-    if (task !== null) return { task, _meta: cost };
-    // ...or, right after the start, as it was started: the workflow exists, so the task does.
-    const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
-    const working: Task = {
-        taskId: workflowId,
-        status: 'working',
-        ttl: ttl ?? null,
-        createdAt: now,
-        lastUpdatedAt: now,
-        pollInterval: config.pollAfterSeconds * 1000,
-        statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
-    };
-    return { task: working, _meta: cost };
-}
-
-/** What start_mining is, for every era's server: name, title, description, schemas and annotations. */
-export function startMiningDefinition(config: ToolDeps['config']) {
+export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput> {
+    const { config, log, workflows } = deps;
     return {
         name: 'start_mining',
         title: 'Start mining',
@@ -334,31 +101,72 @@ export function startMiningDefinition(config: ToolDeps['config']) {
             // It talks to this app's own workflow backend only.
             openWorldHint: false,
         },
-    } as const;
+        call: ({ difficulty, blocks, idempotency_key }, call) =>
+            guarded('start_mining', log, async () => {
+                const clock = deps.clock ?? systemClock;
+                const calledAt = clock.now();
+                const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
+                const started = await workflows.start(input, idempotency_key);
+                if ('refusal' in started) return toolError(refusalText(started.refusal));
+                const { workflowId } = started;
+                // The cap's second look runs during the wait; a withdrawal ends the wait.
+                const withdrawn = new AbortController();
+                let refusal: StartRefusal | undefined;
+                const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
+                    refusal = answer;
+                    if (answer !== undefined) withdrawn.abort();
+                });
+                const signal = call.signal === undefined ? withdrawn.signal : AbortSignal.any([call.signal, withdrawn.signal]);
+                const options = { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: blocks };
+                const outcome = await workflows.watch(workflowId, {
+                    budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
+                    signal,
+                    onValue: (durable) => {
+                        const status = toWorkflowStatus(workflowId, durable, options);
+                        if (status.status === 'running' && status.progress !== undefined) call.reportProgress?.(status.progress);
+                    },
+                });
+                await confirmed;
+                // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
+                if (refusal !== undefined && !outcome.final) return toolError(refusalText(refusal));
+                const status =
+                    outcome.last === undefined
+                        ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })
+                        : toWorkflowStatus(workflowId, outcome.last, options);
+                return statusResult({ ...status, expected_attempts: expectedAttempts(blocks, difficulty) }, config.maxResultChars);
+            }),
+    };
 }
 
+/** A start as a task: the workflow that now exists (the task is the workflow), or why there is none. */
+export type TaskStart = { workflowId: string; ttlMs: number | undefined; expectedAttempts: number } | { error: string };
+
 /**
- * start_mining: a task tool with taskSupport 'optional'. A task-augmented call (MCP Tasks) starts the
- * workflow and answers at once with the task, whose id is the workflow id; the client then polls with
- * tasks/get and fetches the answer with tasks/result. A plain call keeps DESIGN's budgeted wait (see
- * plainCalls.ts). Both go through startOrFind, so an idempotency_key dedupes either way: the task id
- * of a keyed call is the keyed workflow id.
+ * start_mining as a task (either era's Tasks): starts the workflow, waits for the cap's second look, and
+ * answers the workflow id the task is, before any answer is sent, so the task exists durably. The ttl is
+ * stored in the workflow's input. An idempotency_key dedupes as in a plain call.
  */
-export function registerStartMining(server: McpServer, deps: ToolDeps, taskStore: DurableTaskStore): void {
-    const { name, ...definition } = startMiningDefinition(deps.config);
-    server.experimental.tasks.registerToolTask(
-        name,
-        { ...definition, execution: { taskSupport: 'optional' } },
-        {
-            createTask: (args: unknown, extra: ToolExtra) => startMiningTask(deps, args, extra.taskRequestedTtl ?? undefined, taskStore),
-            // SDK 1.32 answers tasks/get and tasks/result from the task store and never calls these two.
-            getTask: async (_args, extra) => {
-                const task = await taskStore.getTask(extra.taskId);
-                if (task === null) throw new Error('Task not found');
-                return task;
-            },
-            getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
-        }
-    );
-    answerPlainCallsWith(server, new Map([[name, (args: unknown, extra: ToolExtra) => startMiningCall(deps, args, extra)]]));
+export async function startMiningTask(deps: ToolDeps, args: StartMiningArgs, requestedTtl: number | undefined): Promise<TaskStart> {
+    const { difficulty, blocks, idempotency_key } = args;
+    const ttlMs = requestedTtlMs(requestedTtl);
+    if (ttlMs === null) return { error: TTL_REFUSED };
+    const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttlMs === undefined ? {} : { task_ttl_ms: ttlMs }) };
+    const started = await deps.workflows.start(input, idempotency_key);
+    if ('refusal' in started) return { error: refusalText(started.refusal) };
+    const refusal = await started.confirmation;
+    if (refusal !== undefined) return { error: refusalText(refusal) };
+    return { workflowId: started.workflowId, ttlMs, expectedAttempts: expectedAttempts(blocks, difficulty) };
+}
+
+export const TTL_REFUSED = 'task.ttl must be a positive number of milliseconds';
+
+/**
+ * The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms,
+ * undefined when none was asked for, null for zero, negative or infinite (a client mistake, refused
+ * before anything starts).
+ */
+function requestedTtlMs(ttl: number | undefined): number | undefined | null {
+    if (ttl === undefined) return undefined;
+    if (!Number.isFinite(ttl) || ttl <= 0) return null;
+    return Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER);
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { anyStatusSchema } from '../outputSchemas';
+import type { ToolDefinition } from './toolDefinition';
 import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
 
 /**
@@ -17,3 +19,10 @@ export const workflowIdInput = z.strictObject({
             `The workflow_id that start_mining returned, exactly as given (at most ${WORKFLOW_ID_MAX_LENGTH} letters, digits and hyphens).`
         ),
 });
+
+/** A tool that takes one workflow_id and answers that workflow's status (get_mining_result, cancel_mining). */
+export function workflowIdTool(
+    tool: Omit<ToolDefinition<typeof workflowIdInput>, 'inputSchema' | 'outputSchema'>
+): ToolDefinition<typeof workflowIdInput> {
+    return { ...tool, inputSchema: workflowIdInput, outputSchema: anyStatusSchema };
+}

@@ -1,8 +1,8 @@
 import type { Clock } from '../../../src/workflow/budgetedWait';
-import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/client';
+import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/workflowClient';
 import { DurableHttpError } from '../../../src/workflow/durableHttpError';
-import type { DurableStatusLike } from '../../../src/workflow/status';
-import type { MiningResult } from '../../../src/workflow/contracts';
+import type { DurableStatusLike } from '../../../src/workflow/durableStatus';
+import type { MiningResult } from '../../../src/orchestration/contracts';
 
 /**
  * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
@@ -98,13 +98,8 @@ export class FakeDurableClient implements WorkflowClient {
         if (this.terminateError) throw this.terminateError(instanceId);
     }
 
-    /** What getStatusBy answers (list items carry instanceId and ISO times, as the real client gives them). */
+    /** What listInstances answers (list items carry instanceId and ISO times, as the real client gives them). */
     listed: DurableStatusLike[] = [];
-
-    async getStatusBy(filter: { createdTimeFrom?: Date; createdTimeTo?: Date }): Promise<DurableStatusLike[]> {
-        this.calls.push({ method: 'getStatusBy', args: [filter] });
-        return this.listed;
-    }
 
     async listInstances(query: InstanceQuery): Promise<InstancePage> {
         this.calls.push({ method: 'listInstances', args: [query] });

@@ -1,5 +1,5 @@
-import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/client';
-import type { DurableStatusLike } from '../../../src/workflow/status';
+import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/workflowClient';
+import type { DurableStatusLike } from '../../../src/workflow/durableStatus';
 import { notFoundOnRead, notFoundOnTerminate, pageOfInstances, startOnRunningId } from './fakes';
 
 /** Statuses of an instance that has not ended: terminate ends it, purge refuses it. */
@@ -71,18 +71,6 @@ export class MemoryBackend implements WorkflowClient {
 
     applyQueuedTerminates(): void {
         for (const apply of this.queuedTerminates.splice(0)) apply();
-    }
-
-    async getStatusBy(filter: { createdTimeFrom?: Date }): Promise<DurableStatusLike[]> {
-        this.calls.push({ method: 'getStatusBy', args: [filter] });
-        const from = filter.createdTimeFrom?.getTime() ?? 0;
-        return [...this.instances.values()]
-            .filter((instance) => (instance.createdTime as Date).getTime() >= from)
-            .map((instance) => ({
-                ...instance,
-                createdTime: (instance.createdTime as Date).toISOString(),
-                lastUpdatedTime: (instance.lastUpdatedTime as Date).toISOString(),
-            }));
     }
 
     async listInstances(query: InstanceQuery): Promise<InstancePage> {

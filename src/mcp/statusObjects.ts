@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
+import { safeFailureMessage } from './failureMessage';
+import { miningResultSchema, progressSchema, type MiningResult, type Progress } from '../orchestration/contracts';
+import { isCancelReason, type DurableStatusLike } from '../workflow/durableStatus';
 
 /**
- * Durable orchestration status → the tool's status object (DESIGN, "Status objects"). Pure: the
- * tools fetch the Durable status, this decides what the client is told.
+ * Durable orchestration status → the tools' status object (docs/contract.md, "Status objects"), with the
+ * sentences for the model (`next`, `error`). Pure: the workflow service reads the Durable status, this
+ * decides what the client is told.
  */
 
 export type FailureReason = 'error' | 'cancelled' | 'terminated';
@@ -31,36 +34,6 @@ export type WorkflowStatus = CompletedStatus | RunningStatus | FailedStatus;
 /** start_mining's answer also says what the run it committed costs (blocks × 2^difficulty). */
 export type StartStatus = WorkflowStatus & { expected_attempts?: number };
 export type MiningStatus = StartStatus | NotFoundStatus;
-
-/** The fields of the durable client's DurableOrchestrationStatus that the mapping reads. */
-export interface DurableStatusLike {
-    /** Set by list queries (getStatusBy); a single read knows the id it asked for. */
-    instanceId?: string;
-    runtimeStatus: string;
-    /** A Date from getStatus, an ISO string from getStatusBy (the client passes list items through raw). */
-    createdTime?: Date | string;
-    lastUpdatedTime?: Date | string;
-    input?: unknown;
-    output?: unknown;
-    customStatus?: unknown;
-}
-
-/**
- * The terminate reason cancel_mining gives; a Terminated instance whose reason carries it was
- * cancelled by a client, any other one was terminated some other way (an operator, a script).
- */
-export const CANCEL_MARKER = 'cancel_mining';
-export const CANCEL_REASON = `${CANCEL_MARKER}: cancelled by the client`;
-
-/** Longest `error` text; failure output can be long and is not the place for details. */
-export const MAX_ERROR_LENGTH = 200;
-
-const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
-
-/** True for a runtime status that will never change again. */
-export function isTerminal(runtimeStatus: string): boolean {
-    return TERMINAL.has(runtimeStatus);
-}
 
 export function runningNext(workflowId: string, pollAfterSeconds: number): string {
     return `Call get_mining_result with workflow_id "${workflowId}" in about ${pollAfterSeconds} seconds.`;
@@ -133,13 +106,6 @@ export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike,
 }
 
 const inputBlocksSchema = z.object({ blocks: z.number().int().min(1) });
-const inputWorkSchema = z.object({ blocks: z.number().int().min(1), difficulty: z.number().int().min(0) });
-
-/** blocks × 2^difficulty from the workflow's stored input, when it shows one. */
-export function expectedAttemptsOf(durable: DurableStatusLike): number | undefined {
-    const input = inputWorkSchema.safeParse(durable.input);
-    return input.success ? input.data.blocks * 2 ** input.data.difficulty : undefined;
-}
 
 /** The published progress, else none done out of the chain length (from the input if available). */
 function progressOf(durable: DurableStatusLike, blocksTotal: number | undefined): Progress | undefined {
@@ -148,39 +114,4 @@ function progressOf(durable: DurableStatusLike, blocksTotal: number | undefined)
     const input = inputBlocksSchema.safeParse(durable.input);
     const total = input.success ? input.data.blocks : blocksTotal;
     return total === undefined ? undefined : { blocks_done: 0, blocks_total: total };
-}
-
-/** A Terminated instance's output is its terminate reason. */
-export function isCancelReason(output: unknown): boolean {
-    return typeof output === 'string' && output.includes(CANCEL_MARKER);
-}
-
-/**
- * An unexpected error's first line can still name internals: a URL (the durable client's management
- * endpoint, with its key), a file on the instance, a stack frame's location. The user gets placeholders.
- */
-function redactInternals(message: string): string {
-    return message
-        .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>)]+/gi, '<url>')
-        .replace(/(?:\b[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}[\\/]?(?::\d+(?::\d+)?)?/g, '<path>');
-}
-
-/**
- * A short failure message that is safe to show a user. The host stores a failed instance's output
- * as text such as `Orchestrator function 'MineChain' failed: Activity function 'MineBlock' failed:
- * <message> \n {json details}`; only <message> is kept: no wrappers, details, stack traces or JSON.
- */
-export function safeFailureMessage(output: unknown): string {
-    const fallback = 'The mining workflow failed.';
-    if (typeof output !== 'string') return fallback;
-    let message = output.split(/\r?\n/, 1)[0] ?? '';
-    const wrapper = /^\s*(?:(?:Orchestrator|Activity) function '[^']*' failed:\s*|[A-Za-z]*Error:\s+)/;
-    for (let previous = ''; previous !== message; ) {
-        previous = message;
-        message = message.replace(wrapper, '');
-    }
-    // Control characters have no place in a message for a user.
-    message = redactInternals(message.replace(/[\u0000-\u001f\u007f]+/g, ' ')).trim();
-    if (message === '') return fallback;
-    return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
 }

@@ -1,8 +1,9 @@
-import { BACKEND_CALL_TIMEOUT_MS, type ToolDeps } from '../deps';
-import { systemClock } from '../../workflow/budgetedWait';
-import { withTimeout } from '../../workflow/client';
-import { timeMs } from '../../workflow/expiry';
-import type { DurableStatusLike } from '../../workflow/status';
+import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
+import { systemClock } from './budgetedWait';
+import { expectedAttempts, timeMs, type DurableStatusLike } from './durableStatus';
+import { isExpired, TTL_EXPIRED_REASON } from './expiry';
+import type { StartRefusal } from './startRefusal';
+import type { WorkflowDeps } from './workflowDeps';
 
 /**
  * The caps on what one caller (tenant) may commit, read from durable state so that they hold across
@@ -12,16 +13,22 @@ import type { DurableStatusLike } from '../../workflow/status';
  *
  * Racing starts: a start counts first (refused at the cap), starts, and SETTLE_MS later lists the tenant's
  * running workflows again, ranked by creation time (then id). It keeps its workflow only if fewer than the
- * cap rank before it; otherwise it withdraws it (terminates it) and refuses the call. Ranks are the same for
- * every caller, so of any set of racing starts the first ones by creation time stay, never more than the
- * cap, provided that every start's instance is visible SETTLE_MS after its creation time (a backend write
- * and the clock skew between the app's instances take far less). The overshoot: a withdrawn workflow runs,
- * and counts, until its terminate is applied (the real extension applies it when it next polls the
- * control queue, within about 2 s), and its first MineBlock until the end watch sees that (2 s more).
+ * cap rank before it; otherwise, or when that second count fails, it withdraws it (terminates it) and
+ * refuses the call. Ranks are the same for every caller, so of any set of racing starts the first ones by
+ * creation time stay, never more than the cap, provided that every start's instance is visible SETTLE_MS
+ * after its creation time (a backend write and the clock skew between the app's instances take far less).
+ * The overshoot: a withdrawn workflow runs, and counts, until its terminate is applied (the real extension
+ * applies it when it next polls the control queue, within about 2 s when idle, longer under load), and its
+ * first MineBlock until the end watch sees that (2 s more).
+ *
+ * A count is also where expired tasks end: a running (or suspended) workflow past its task ttl is
+ * terminated and not counted (its owner can no longer see or cancel it, so it must not hold a place).
  */
 
 /** The runtime statuses that count as running (MineChain never continues as new; suspended holds no CPU). */
 export const ACTIVE_STATUSES = ['Running', 'Pending', 'ContinuedAsNew'] as const;
+/** The count lists these: the active ones, and suspended ones that may have expired (ended, never counted). */
+const LISTED_STATUSES = [...ACTIVE_STATUSES, 'Suspended'] as const;
 
 /** The count stops after this many pages (a page may hold fewer than asked for, on Azure Storage even none). */
 export const COUNT_MAX_PAGES = 20;
@@ -31,54 +38,25 @@ export const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
 /** How long after its start a start ranks itself among the tenant's running workflows. */
 export const SETTLE_MS = 1000;
 
+/** A withdraw's terminate is tried this many times: a workflow over the cap must not be left running by one lost request. */
+export const WITHDRAW_ATTEMPTS = 3;
+
 /** The reason a withdrawn workflow is terminated with. */
 export const CAP_MARKER = 'max_active_workflows';
 export const CAP_WITHDRAW_REASON = `${CAP_MARKER}: withdrawn, the caller was over the cap when it started`;
 
-/** The expected attempts of a run: each block needs 2^difficulty hashes on average. */
-export function expectedAttempts(blocks: number, difficulty: number): number {
-    return blocks * 2 ** difficulty;
-}
-
-function powerOfTwo(value: number): string {
-    const exponent = Math.log2(value);
-    return Number.isInteger(exponent) ? `2^${exponent} = ${value}` : String(value);
-}
-
 /** The refusal of a call over MAX_WORK, or undefined when it fits. */
-export function workCapError(blocks: number, difficulty: number, maxWork: number): string | undefined {
+export function checkWork(blocks: number, difficulty: number, maxWork: number): StartRefusal | undefined {
     const expected = expectedAttempts(blocks, difficulty);
-    if (expected <= maxWork) return undefined;
-    // The most blocks at this difficulty, or else the highest difficulty for one block, that fit.
-    const blocksThatFit = Math.floor(maxWork / 2 ** difficulty);
-    const hint =
-        blocksThatFit >= 1
-            ? `use at most ${blocksThatFit} block${blocksThatFit === 1 ? '' : 's'} at difficulty ${difficulty}`
-            : `use difficulty ${Math.floor(Math.log2(maxWork))} or lower`;
-    return (
-        `This run would take ${expected} expected attempts (blocks × 2^difficulty = ${blocks} × 2^${difficulty}), ` +
-        `more than one call may start (MAX_WORK = ${powerOfTwo(maxWork)}). Lower the work: ${hint}.`
-    );
+    return expected <= maxWork ? undefined : { kind: 'over_work', blocks, difficulty, expectedAttempts: expected, maxWork };
 }
-
-/** The refusal of a start over MAX_ACTIVE_WORKFLOWS. */
-export function activeCapError(count: number, cap: number): string {
-    return (
-        `You already have ${count} mining workflow${count === 1 ? '' : 's'} running, and at most ${cap} may run at once ` +
-        `(MAX_ACTIVE_WORKFLOWS = ${cap}). Nothing was started. Wait for one to finish (poll get_mining_result), ` +
-        'or stop one with cancel_mining, then call start_mining again.'
-    );
-}
-
-export const COUNT_FAILED =
-    'Could not check how many of your mining workflows are running, so nothing was started. Try again in a few seconds.';
 
 /**
  * The tenant's running workflows, counting up to `stopAt` (the count is exact below it). Bounded in pages
  * and in time; a failure, or a count that the bounds cut short below `stopAt`, rejects: the caller then
  * refuses the start (a cap that cannot be checked is not waved through).
  */
-export async function countActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<number> {
+export async function countActiveWorkflows(deps: WorkflowDeps, stopAt: number): Promise<number> {
     return (await listActiveWorkflows(deps, stopAt)).size;
 }
 
@@ -86,21 +64,28 @@ export async function countActiveWorkflows(deps: ToolDeps, stopAt: number): Prom
  * The tenant's running workflows (id → creation time in ms), all of them or the first `stopAt` found.
  * Bounded in pages (COUNT_MAX_PAGES of 100) and in time; rejects when the bounds cut it short.
  */
-async function listActiveWorkflows(deps: ToolDeps, stopAt: number): Promise<Map<string, number>> {
+async function listActiveWorkflows(deps: WorkflowDeps, stopAt: number): Promise<Map<string, number>> {
     const stop = new AbortController();
+    const nowMs = (deps.wallNow ?? Date.now)();
     const work = (async () => {
         const prefix = `${deps.tenant.tag}-`;
         const seen = new Map<string, number>();
         let continuationToken: string | undefined;
         for (let page = 0; page < COUNT_MAX_PAGES; page++) {
             const answer = await deps.client.listInstances(
-                { instanceIdPrefix: prefix, top: Math.min(100, stopAt), runtimeStatus: ACTIVE_STATUSES, continuationToken },
+                { instanceIdPrefix: prefix, top: Math.min(100, stopAt), runtimeStatus: LISTED_STATUSES, showInput: true, continuationToken },
                 stop.signal
             );
             for (const instance of answer.instances) {
                 // The backend filters; this holds the count to the tenant's own, whatever it answers.
                 const id = instance.instanceId;
-                if (id?.startsWith(prefix) && isActive(instance)) seen.set(id, timeMs(instance.createdTime) ?? Number.MAX_SAFE_INTEGER);
+                if (id === undefined || !id.startsWith(prefix)) continue;
+                if (isExpired(instance, nowMs)) {
+                    void endExpired(deps, id);
+                    continue;
+                }
+                if (!isActive(instance)) continue;
+                seen.set(id, timeMs(instance.createdTime) ?? Number.MAX_SAFE_INTEGER);
             }
             if (seen.size >= stopAt) return seen;
             continuationToken = answer.continuationToken;
@@ -120,38 +105,48 @@ function isActive(instance: DurableStatusLike): boolean {
     return (ACTIVE_STATUSES as readonly string[]).includes(instance.runtimeStatus);
 }
 
+/** Ends a running workflow past its task ttl; best effort (the next count tries again). */
+async function endExpired(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    try {
+        await withTimeout(deps.client.terminate(workflowId, TTL_EXPIRED_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+    } catch (error) {
+        deps.log.warn(`Could not end the expired workflow ${workflowId}`, error);
+    }
+}
+
 /** True for a workflow withdrawn by the cap check (terminated with CAP_WITHDRAW_REASON). */
 export function isWithdrawn(durable: DurableStatusLike): boolean {
     return durable.runtimeStatus === 'Terminated' && typeof durable.output === 'string' && durable.output.includes(CAP_MARKER);
 }
 
 /** Before a start: the refusal when the tenant is at its cap (or the count failed), else undefined. */
-export async function admitStart(deps: ToolDeps): Promise<string | undefined> {
+export async function admitStart(deps: WorkflowDeps): Promise<StartRefusal | undefined> {
     const cap = deps.config.maxActiveWorkflows;
     let count: number;
     try {
         count = await countActiveWorkflows(deps, cap);
     } catch (error) {
         deps.log.error('start_mining: counting running workflows failed', error);
-        return COUNT_FAILED;
+        return { kind: 'count_failed' };
     }
-    return count >= cap ? activeCapError(count, cap) : undefined;
+    return count >= cap ? { kind: 'at_cap', count, cap } : undefined;
 }
 
 /**
  * After a start: SETTLE_MS later, ranks `workflowId` among the tenant's running workflows and, if the cap
- * or more rank before it, withdraws it (terminates it) and answers the refusal. A failed listing keeps the
- * workflow (it passed the first count; the next start counts it).
+ * or more rank before it, withdraws it and answers the refusal. A second count that fails withdraws it too:
+ * under load that is when starts race most, and a workflow kept unchecked would be one over the cap.
  */
-export async function confirmStart(deps: ToolDeps, workflowId: string): Promise<string | undefined> {
+export async function confirmStart(deps: WorkflowDeps, workflowId: string): Promise<StartRefusal | undefined> {
     const cap = deps.config.maxActiveWorkflows;
     await (deps.clock ?? systemClock).sleep(SETTLE_MS);
     let active: Map<string, number>;
     try {
         active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
     } catch (error) {
-        deps.log.warn(`start_mining: the second count for ${workflowId} failed; the workflow stays`, error);
-        return undefined;
+        deps.log.warn(`start_mining: the second count for ${workflowId} failed; the workflow is withdrawn`, error);
+        await withdraw(deps, workflowId);
+        return { kind: 'count_failed' };
     }
     if (active.size <= cap) return undefined;
     // Not visible (it ended already, or the backend is slow to show it): it ranks last.
@@ -161,10 +156,18 @@ export async function confirmStart(deps: ToolDeps, workflowId: string): Promise<
         if (id !== workflowId && (created < mine || (created === mine && id < workflowId))) before++;
     }
     if (before < cap) return undefined;
-    try {
-        await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
-    } catch (error) {
-        deps.log.error(`start_mining: could not withdraw ${workflowId}, started over the cap`, error);
+    await withdraw(deps, workflowId);
+    return { kind: 'at_cap', count: cap, cap };
+}
+
+/** Terminates a workflow started over the cap, retrying a failed request (each failure logged). */
+async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    for (let attempt = 1; attempt <= WITHDRAW_ATTEMPTS; attempt++) {
+        try {
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            return;
+        } catch (error) {
+            deps.log.error(`start_mining: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
+        }
     }
-    return activeCapError(cap, cap);
 }

@@ -57,8 +57,8 @@ export const progressSchema = z.object({
 export type Progress = z.infer<typeof progressSchema>;
 
 /**
- * Most nonces one MineBlock call searches: 2^27 = 134,217,728 attempts. That is about 27 s at the
- * pool's measured 5 MH/s on 2 vCPUs (BENCHMARKS.md) and 45 s at 3 MH/s on a slow instance, so a call
+ * Most nonces one MineBlock call searches: 2^27 = 134,217,728 attempts. That is about 30 s at the
+ * WebAssembly pool's measured 4 to 5 MH/s on 2 vCPUs (BENCHMARKS.md, "Mining") and 45 s at 3 MH/s on a slow instance, so a call
  * stays under a minute, far below host.json functionTimeout (10 min) even when a few workflows share
  * an instance's CPUs; a crash loses at most one range. 2^28 would be about 90 s at 3 MH/s; smaller
  * ranges add orchestration round trips and history (an average difficulty-32 block takes 32 calls).

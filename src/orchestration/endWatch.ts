@@ -1,5 +1,5 @@
-import { isNotFoundError } from './durableHttpError';
-import { isTerminal } from './status';
+import { isNotFoundError } from '../workflow/durableHttpError';
+import { isTerminal } from '../workflow/durableStatus';
 
 /**
  * Durable Functions cannot cancel a running activity: terminating an orchestration (cancel_mining)

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { miningResultSchema, progressSchema } from '../workflow/contracts';
-import type { MiningStatus } from '../workflow/status';
-import { workflowResourceLink } from './resources';
-import { truncateStatus } from './truncate';
+import { miningResultSchema, progressSchema } from '../orchestration/contracts';
 
 /**
  * The tools' outputSchema. The status objects are a discriminated union, but the SDK advertises a
@@ -57,37 +54,3 @@ export const startStatusSchema = statusOutputSchema(['completed', 'running', 'fa
         .optional()
         .describe('Always set by start_mining and tasks/result: the work the call started: blocks × 2^difficulty expected hash attempts (one more bit of difficulty doubles it).'),
 });
-
-/**
- * The tool result: the status as structuredContent and, for clients that ignore that, as JSON text,
- * cut to `maxResultChars` (see truncate.ts); running and completed answers also link the workflow
- * resource. Every status, failed and not_found included, is data and not a tool error, hence isError: false.
- */
-export function statusResult(status: MiningStatus, maxResultChars: number) {
-    const bounded = truncateStatus(status, maxResultChars);
-    const text = { type: 'text' as const, text: JSON.stringify(bounded) };
-    const linked = bounded.status === 'running' || bounded.status === 'completed';
-    return {
-        content: linked ? [text, workflowResourceLink(bounded.workflow_id)] : [text],
-        structuredContent: { ...bounded },
-        isError: false,
-    };
-}
-
-/** A tool error (isError: true) with a message safe to show the user. */
-export function toolError(message: string) {
-    return { content: [{ type: 'text' as const, text: message }], isError: true };
-}
-
-/**
- * Runs a tool body so that an unexpected throw becomes a tool error with a safe message (the SDK
- * would otherwise send the raw error text, which may hold backend URLs), and is logged in full.
- */
-export async function guarded<R>(toolName: string, log: { error(...args: unknown[]): void }, body: () => Promise<R>) {
-    try {
-        return await body();
-    } catch (error) {
-        log.error(`${toolName}: unexpected error`, error);
-        return toolError(`${toolName} failed unexpectedly. Try again in a few seconds.`);
-    }
-}

@@ -1,0 +1,43 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolExtra } from './progress';
+
+/**
+ * The protocol version a request was made under, and what that version allows in a tool result.
+ *
+ * Over Streamable HTTP every request after initialize carries the negotiated version in its
+ * MCP-Protocol-Version header, which the SDK hands each handler as extra.requestInfo.headers. A request
+ * without the header is 2025-03-26, as the transport spec says (an SDK 1.11 client never sends it). A
+ * request with no requestInfo at all came over a transport without HTTP (stdio, in-memory), where the
+ * version was negotiated once at initialize: such a client speaks the SDK's current version.
+ */
+
+/** The version a request without an MCP-Protocol-Version header is taken to speak. */
+export const HEADERLESS_PROTOCOL_VERSION = '2025-03-26';
+
+/** The first protocol version with `resource_link` content items. */
+export const RESOURCE_LINKS_SINCE = '2025-06-18';
+
+/** The request's protocol version, or undefined when it came over a transport without HTTP headers. */
+export function requestProtocolVersion(extra: Pick<ToolExtra, 'requestInfo'>): string | undefined {
+    const headers = extra.requestInfo?.headers;
+    if (headers === undefined) return undefined;
+    const value = headers['mcp-protocol-version'];
+    const version = Array.isArray(value) ? value[0] : value;
+    return version === undefined || version === '' ? HEADERLESS_PROTOCOL_VERSION : version;
+}
+
+/** Whether the request's client knows `resource_link` content (versions are dates: they compare as strings). */
+export function resourceLinksAllowed(extra: Pick<ToolExtra, 'requestInfo'>): boolean {
+    const version = requestProtocolVersion(extra);
+    return version === undefined || version >= RESOURCE_LINKS_SINCE;
+}
+
+/**
+ * The result as the request's client can take it: without `resource_link` items for a version that
+ * predates them (an SDK 1.11 client rejects a whole result that holds one). The text and the
+ * structuredContent say the same, and the workflow resource stays readable by its URI.
+ */
+export function resultForClient(result: CallToolResult, extra: Pick<ToolExtra, 'requestInfo'>): CallToolResult {
+    if (resourceLinksAllowed(extra) || !result.content.some((item) => item.type === 'resource_link')) return result;
+    return { ...result, content: result.content.filter((item) => item.type !== 'resource_link') };
+}

@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import type { ToolResult } from '../toolResults';
+import type { Progress } from '../../orchestration/contracts';
+
+/**
+ * A tool as both protocol eras serve it: its contract (name, schemas, annotations, description) beside
+ * its handler. Each era's server registers these (server.ts for the 2025 era), so a change to a tool is
+ * made once.
+ */
+
+export interface ToolAnnotations {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+}
+
+/** What a call brings besides its arguments. */
+export interface ToolCall {
+    /** Aborted when the request is (when the transport can tell). */
+    signal?: AbortSignal;
+    /** Sends a progress notification, when the client asked for them. */
+    reportProgress?: (progress: Progress) => void;
+}
+
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: Input;
+    outputSchema: z.ZodObject;
+    annotations: ToolAnnotations;
+    call(args: z.output<Input>, call: ToolCall): Promise<ToolResult>;
+}

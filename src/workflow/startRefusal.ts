@@ -1,0 +1,16 @@
+/** Why the workflow service started nothing for a start request (src/mcp/refusalText.ts words them). */
+export type StartRefusal =
+    /** One call over MAX_WORK expected attempts. */
+    | { kind: 'over_work'; blocks: number; difficulty: number; expectedAttempts: number; maxWork: number }
+    /** The tenant has `count` running workflows, at or over MAX_ACTIVE_WORKFLOWS (`cap`). */
+    | { kind: 'at_cap'; count: number; cap: number }
+    /** The tenant's running workflows could not be counted: a cap that cannot be checked is not waved through. */
+    | { kind: 'count_failed' }
+    /** The idempotency key names a workflow started with other arguments. */
+    | { kind: 'key_reused' }
+    /** The backend refused or did not answer the start. */
+    | { kind: 'start_failed' }
+    /** A keyed start was accepted but its workflow could not be read back. */
+    | { kind: 'unconfirmed' }
+    /** A read the start depends on failed. */
+    | { kind: 'unavailable' };

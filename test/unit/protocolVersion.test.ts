@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { errorsSaidOnce } from '../../src/mcp/errorsSaidOnce';
+import { requestProtocolVersion, resourceLinksAllowed, resultForClient } from '../../src/mcp/protocolVersion';
+import { rpcError, withoutRepeatedPrefix } from '../../src/mcp/rpcError';
+
+const overHttp = (headers: Record<string, string>) => ({ requestInfo: { headers } });
+
+const linked: CallToolResult = {
+    content: [
+        { type: 'text', text: '{}' },
+        { type: 'resource_link', uri: 'mining://workflows/x', name: 'x' },
+    ],
+    structuredContent: { status: 'running' },
+};
+
+describe('the protocol version of a request, and resource_link', () => {
+    it('reads the MCP-Protocol-Version header; none is 2025-03-26; no HTTP at all is unknown', () => {
+        assert.equal(requestProtocolVersion(overHttp({ 'mcp-protocol-version': '2025-06-18' })), '2025-06-18');
+        assert.equal(requestProtocolVersion(overHttp({})), '2025-03-26');
+        assert.equal(requestProtocolVersion({}), undefined);
+    });
+
+    it('keeps resource_link from 2025-06-18 on (and without HTTP), drops it before, and keeps everything else', () => {
+        for (const version of ['2025-06-18', '2025-11-25']) assert.ok(resourceLinksAllowed(overHttp({ 'mcp-protocol-version': version })));
+        assert.ok(resourceLinksAllowed({}));
+        assert.equal(resultForClient(linked, {}), linked);
+        const headerSets: Record<string, string>[] = [{}, { 'mcp-protocol-version': '2025-03-26' }, { 'mcp-protocol-version': '2024-11-05' }];
+        for (const headers of headerSets) {
+            const result = resultForClient(linked, overHttp(headers));
+            assert.deepEqual(result.content, [{ type: 'text', text: '{}' }]);
+            assert.deepEqual(result.structuredContent, linked.structuredContent);
+        }
+    });
+});
+
+describe('JSON-RPC error messages said once', () => {
+    it('strips the McpError prefix, repeated or not, and leaves other text alone', () => {
+        assert.equal(withoutRepeatedPrefix(new McpError(-32602, 'Task not found').message), 'Task not found');
+        assert.equal(withoutRepeatedPrefix('MCP error -32602: MCP error -32602: x'), 'x');
+        assert.equal(withoutRepeatedPrefix('An MCP error -32602: stays'), 'An MCP error -32602: stays');
+        const error = rpcError(-32601, 'No tasks here');
+        assert.equal(error.code, -32601);
+        assert.equal(error.message, 'No tasks here');
+    });
+
+    it('sends error responses without the prefix through the transport it wraps, and passes the rest through', async () => {
+        const sent: JSONRPCMessage[] = [];
+        const inner: Transport = { start: async () => undefined, close: async () => undefined, send: async (message) => void sent.push(message) };
+        const outer = errorsSaidOnce(inner);
+        const onmessage = () => undefined;
+        outer.onmessage = onmessage;
+        assert.equal(inner.onmessage, onmessage);
+        await outer.send({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: new McpError(-32602, 'Task not found').message } });
+        await outer.send({ jsonrpc: '2.0', id: 2, result: {} });
+        assert.deepEqual(sent, [
+            { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Task not found' } },
+            { jsonrpc: '2.0', id: 2, result: {} },
+        ]);
+    });
+});
