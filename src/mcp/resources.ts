@@ -18,15 +18,19 @@ function resourceNotFound(uri: URL): McpError {
     return new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`);
 }
 
+/** How the resource template is listed, for both eras' servers. */
+export const WORKFLOW_RESOURCE_NAME = 'mining-workflow';
+export const WORKFLOW_RESOURCE_METADATA = {
+    title: 'Mining workflow status',
+    description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
+    mimeType: 'application/json',
+};
+
 export function registerWorkflowResource(server: McpServer, deps: ToolDeps): void {
     server.registerResource(
-        'mining-workflow',
+        WORKFLOW_RESOURCE_NAME,
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
-        {
-            title: 'Mining workflow status',
-            description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
-            mimeType: 'application/json',
-        },
+        WORKFLOW_RESOURCE_METADATA,
         async (uri, variables) => {
             const workflowId = variables.workflow_id;
             if (typeof workflowId !== 'string') throw resourceNotFound(uri);

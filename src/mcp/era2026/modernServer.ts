@@ -1,6 +1,7 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { WORKFLOW_RESOURCE_METADATA, WORKFLOW_RESOURCE_NAME } from '../resources';
 import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../server';
 import { progressMessage } from '../progressMessage';
 import { running, toWorkflowStatus } from '../statusObjects';
@@ -62,7 +63,15 @@ async function startMiningAsTask(deps: ToolDeps, args: StartMiningArgs): Promise
     const task =
         durable === undefined
             ? // ...or, right after the start, as it was started: the workflow exists, so the task does.
-              { taskId: workflowId, status: 'working' as const, statusMessage: progressMessage(progress), createdAt: now, lastUpdatedAt: now, ttlMs: ttlMs ?? null, pollIntervalMs: config.pollAfterSeconds * 1000 }
+              {
+                  taskId: workflowId,
+                  status: 'working' as const,
+                  statusMessage: progressMessage(progress),
+                  createdAt: now,
+                  lastUpdatedAt: now,
+                  ttlMs: ttlMs ?? null,
+                  pollIntervalMs: config.pollAfterSeconds * 1000,
+              }
             : taskFieldsOf(toTask(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs }));
     const status =
         durable === undefined
@@ -100,13 +109,9 @@ export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
     registerTool(server, deps, cancelMiningTool(deps));
 
     server.registerResource(
-        'mining-workflow',
+        WORKFLOW_RESOURCE_NAME,
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
-        {
-            title: 'Mining workflow status',
-            description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
-            mimeType: 'application/json',
-        },
+        WORKFLOW_RESOURCE_METADATA,
         async (uri, variables) => {
             const workflowId = variables.workflow_id;
             let durable;
