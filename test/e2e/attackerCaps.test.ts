@@ -107,7 +107,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         const accepted = answers.filter((a) => a.accepted);
         assert.ok(accepted.length >= 1 && accepted.length <= CAP, `${accepted.length} of ${ATTEMPTS} starts accepted`);
         // A plain call's refusal is a tool error naming the cap. SDK 1.32 answers a task-creation tool error with
-        // JSON-RPC -32602 "Invalid task creation result" and drops its text (docs/security.md, Work caps per caller).
+        // JSON-RPC -32602 "Invalid task creation result" and drops its text (README, Security).
         const refusal = (a: Answer) =>
             a.asTask ? /"code":-32602,"message":"MCP error -32602: Invalid task creation result/.test(a.text) : a.text.includes(`MAX_ACTIVE_WORKFLOWS = ${CAP}`);
         const refusedOtherwise = answers.filter((a) => !a.accepted && !refusal(a));
