@@ -8,7 +8,7 @@ import { uniqueHubName } from '../support/testAzurite';
  * What a client of the 2026-07-28 revision gets from this server (built on SDK 1.32, whose newest
  * revision is 2025-11-25): the SDK v2 client, `@modelcontextprotocol/client`, over HTTP against the app
  * on the local host. Its default ('legacy') and 'auto' negotiation both end on 2025-11-25 and work; a
- * client pinned to 2026-07-28 cannot connect. The README's "Clients of the 2026-07-28 revision" has the why.
+ * client pinned to 2026-07-28 cannot connect. docs/client-authors.md, "Clients of the 2026-07-28 revision", has the why.
  */
 
 describe('a 2026-07-28 client (SDK v2, @modelcontextprotocol/client) against this 2025-11-25 server', () => {
