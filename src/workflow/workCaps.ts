@@ -1,6 +1,7 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { systemClock } from './budgetedWait';
 import { expectedAttempts, timeMs, type DurableStatusLike } from './durableStatus';
+import { isNotFoundError } from './durableHttpError';
 import { isExpired, TTL_EXPIRED_REASON } from './expiry';
 import type { StartRefusal } from './startRefusal';
 import type { WorkflowDeps } from './workflowDeps';
@@ -168,6 +169,24 @@ async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
             return;
         } catch (error) {
             deps.log.error(`start_mining: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
+        }
+    }
+}
+
+/**
+ * After a start request that failed without an answer (a timeout under load): the backend may still apply
+ * it, and the caller was told that nothing started. SETTLE_MS later, and once more after as long again
+ * while no such workflow exists (404), it is withdrawn. Best effort and bounded; failures are logged.
+ */
+export async function withdrawIfStarted(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    const clock = deps.clock ?? systemClock;
+    for (let look = 0; look < 2; look++) {
+        await clock.sleep(SETTLE_MS);
+        try {
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            return;
+        } catch (error) {
+            if (!isNotFoundError(error)) deps.log.warn(`start_mining: could not withdraw ${workflowId}, whose start failed`, error);
         }
     }
 }
