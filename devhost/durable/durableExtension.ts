@@ -8,12 +8,12 @@ import { extraInputBindings, triggerOf } from '../worker/bindings';
 import type { RpcParameterBinding } from '../worker/coreTypes';
 import type { RegisteredFunction } from '../worker/functionsCore';
 import type { Invoker } from '../worker/invoke';
-import { Engine } from './engine';
-import { ManagementApi } from './managementApi';
-import { MemoryStore } from './memoryStore';
-import type { TaskHubStore } from './store';
-import { TableStore } from './tableStore';
-import { WebhookUrls } from './webhookUrls';
+import { Engine } from './engine/engine';
+import { ManagementApi } from './api/managementApi';
+import { MemoryStore } from './store/memoryStore';
+import type { TaskHubStore } from './store/taskHubStore';
+import { TableStore } from './store/tableStore';
+import { WebhookUrls } from './api/webhookUrls';
 
 export type StorageChoice = 'azure' | 'memory';
 

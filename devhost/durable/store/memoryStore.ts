@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES, type HistoryEvent } from './history';
+import { TERMINAL_STATUSES, type HistoryEvent } from '../history';
 import {
     ConcurrencyError,
     type EpisodeCommit,
@@ -7,7 +7,7 @@ import {
     type InstanceQuery,
     type InstanceRecord,
     type TaskHubStore,
-} from './store';
+} from './taskHubStore';
 import { matchesQuery, pageOf } from './queryInstances';
 
 interface Partition {

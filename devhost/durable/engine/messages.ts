@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { RpcTypedData } from '../worker/coreTypes';
-import { EventType, event, toJsonText, type HistoryEvent } from './history';
+import type { RpcTypedData } from '../../worker/coreTypes';
+import { EventType, event, toJsonText, type HistoryEvent } from '../history';
 import type { NewWork } from './replay';
-import type { InboxMessage, InstanceRecord, ParentRef } from './store';
+import type { InboxMessage, InstanceRecord, ParentRef } from '../store/taskHubStore';
 
 /** What the engine writes into histories and inboxes, in the shapes DTFx gives them. */
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { odata, RestError, TableClient, type TableEntity, type TransactionAction } from '@azure/data-tables';
-import { TERMINAL_STATUSES, type HistoryEvent, type RuntimeStatus } from './history';
+import { TERMINAL_STATUSES, type HistoryEvent, type RuntimeStatus } from '../history';
 import { matchesQuery, pageOf } from './queryInstances';
 import {
     ConcurrencyError,
@@ -14,7 +14,7 @@ import {
     type InstanceRecord,
     type ParentRef,
     type TaskHubStore,
-} from './store';
+} from './taskHubStore';
 
 /**
  * Task hub state in Azure Tables (Azurite locally), one table per hub. Each instance is one partition:

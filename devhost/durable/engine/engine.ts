@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { LogSink } from '../logger';
-import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
-import { triggerOf } from '../worker/bindings';
-import type { RegisteredFunction } from '../worker/functionsCore';
-import type { Invoker } from '../worker/invoke';
+import type { LogSink } from '../../logger';
+import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
+import { triggerOf } from '../../worker/bindings';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import type { Invoker } from '../../worker/invoke';
 import {
     EventType,
     OrchestrationStatusCode,
@@ -15,7 +15,7 @@ import {
     toJsonText,
     type HistoryEvent,
     type RuntimeStatus,
-} from './history';
+} from '../history';
 import { actionList, fromTypedData, readEpisodeResult } from './orchestratorState';
 import { replay, type FunctionKind, type NewWork } from './replay';
 import { Semaphore } from './semaphore';
@@ -31,7 +31,7 @@ import {
     type InstanceRecord,
     type ParentRef,
     type TaskHubStore,
-} from './store';
+} from '../store/taskHubStore';
 
 /** The out-of-process schema this host speaks: V2 actions, V3 timers (upperSchemaVersionNew), no entities. */
 const SCHEMA = { upperSchemaVersion: 1, upperSchemaVersionNew: 2 } as const;

@@ -1,4 +1,4 @@
-import { EventType, completedId, isScheduling, type HistoryEvent } from './history';
+import { EventType, completedId, isScheduling, type HistoryEvent } from '../history';
 import { ActionType, type Action, type RetryOptions } from './orchestratorState';
 
 /**

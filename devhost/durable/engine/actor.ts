@@ -1,5 +1,5 @@
-import { EventType, type HistoryEvent, type RuntimeStatus } from './history';
-import type { InboxMessage, InstanceRecord } from './store';
+import { EventType, type HistoryEvent, type RuntimeStatus } from '../history';
+import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 
 /** A result that lives only in memory until the next episode commits it: an activity's, or a timer's. */
 export interface Completion {
