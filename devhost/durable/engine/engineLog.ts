@@ -1,0 +1,12 @@
+import type { LogSink } from '../../logger';
+
+/** How the engine's parts write to the host log: one line, at a level, optionally naming the function. */
+export type EngineLog = (level: 'information' | 'warning' | 'error', message: string, functionName?: string) => void;
+
+export function engineLog(sink: LogSink): EngineLog {
+    return (level, message, functionName) => sink({ level, category: 'host', message, ...(functionName ? { functionName } : {}) });
+}
+
+export function describe(err: unknown): string {
+    return err instanceof Error ? err.message : String(err);
+}
