@@ -39,6 +39,10 @@ const DURABLE_TRIGGERS = new Set(['orchestrationTrigger', 'activityTrigger', 'en
  * Stands in for the Durable Functions extension: the orchestration engine over a task hub store, the
  * internal HTTP endpoint the JavaScript `DurableClient` calls (`rpcBaseUrl`, loopback only, like the
  * extension's LocalHttpListener), the public `/runtime/webhooks/durabletask` routes, and the client binding.
+ *
+ * This file is the wiring; the rooms it wires: engine/ (the semantics: episodes, their work, recovery),
+ * store/ (task hub state: in Azure Tables or in memory) and api/ (the HTTP surface: the management API,
+ * status payloads, webhook URLs).
  */
 export class DurableExtension implements DurableBackend {
     readonly kind = 'ts';

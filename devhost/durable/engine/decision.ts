@@ -16,7 +16,7 @@ import {
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import type { Completion } from './actor';
 import { schedulingEvent } from './messages';
-import { actionList, readEpisodeResult } from './orchestratorState';
+import { actionList, readEpisodeResult } from '../orchestratorState';
 import { replay, type FunctionKind, type NewWork } from './replay';
 
 /** Messages one episode takes from the store: it commits them in one transaction of at most 100 operations. */

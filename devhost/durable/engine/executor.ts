@@ -12,7 +12,7 @@ import { describe } from './engineLog';
 import type { EngineRooms } from './engineRooms';
 import { newRecord } from './instanceRecord';
 import { activityInput, sameParent, startMessage } from './messages';
-import { fromTypedData } from './orchestratorState';
+import { fromTypedData } from '../orchestratorState';
 import type { NewWork } from './replay';
 import { Semaphore } from './semaphore';
 

@@ -1,9 +1,8 @@
+/** The identifiers and timestamps the engine gives instances: new ids, a new instance's row, its clock. */
 import { randomUUID } from 'node:crypto';
 import { toJsonText } from '../history';
 import type { Actor } from './actor';
 import type { InstanceRecord } from '../store/taskHubStore';
-
-/** The identifiers and timestamps the engine gives instances: new ids, a new instance's row, its clock. */
 
 /** A fresh instance or execution id: a UUID without dashes, as the extension makes them. */
 export function newId(): string {

@@ -1,5 +1,5 @@
-import type { RpcTypedData } from '../../worker/coreTypes';
-import type { InvocationOutcome } from '../../worker/invoke';
+import type { RpcTypedData } from '../worker/coreTypes';
+import type { InvocationOutcome } from '../worker/invoke';
 
 /** The out-of-process action types (`durable-functions` `ActionType`, the extension's `AsyncActionType`). */
 export enum ActionType {
