@@ -52,7 +52,7 @@ interface Tally {
     startedRunning: number;
 }
 
-/** The chain checks out against the hashing rule (README), recomputed with node:crypto. */
+/** The chain checks out against the hashing rule (docs/contract.md), recomputed with node:crypto. */
 function chainChecksOut(result: Status['result'], difficulty: number, blocks: number): boolean {
     return resultProblems(result, difficulty, blocks).length === 0;
 }

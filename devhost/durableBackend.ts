@@ -6,7 +6,8 @@ import type { RegisteredFunction } from './worker/functionsCore';
 
 /**
  * The seam between the local host and whatever runs Durable Functions for it:
- * - `ts`: the project's TypeScript replay engine (devhost/durable), Node alone;
+ * - `ts`: the project's TypeScript replay engine (devhost/durable: engine/, store/ and api/, wired in
+ *   durableExtension.ts), Node alone;
  * - `extension`: the real Durable extension in a .NET host (devhost/extension), the oracle.
  * The host serves the backend's routes, hands its client binding to functions that ask for one, and
  * stops it last.

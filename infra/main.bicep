@@ -9,7 +9,7 @@ targetScope = 'subscription'
 param environmentName string
 
 // Regions where both Flex Consumption and the Durable Task Scheduler are offered (the set Microsoft's
-// Flex + DTS TypeScript quickstart allows). Others may work too: check them with the commands in the README.
+// Flex + DTS TypeScript quickstart allows). Others may work too: check them with the commands in docs/deployment.md.
 @minLength(1)
 @description('Region for all resources.')
 @allowed([
@@ -171,7 +171,7 @@ module functionApp 'app/function-app.bicep' = {
   }
 }
 
-// azd stores these in .azure/<env>/.env; the README refers to them by name.
+// azd stores these in .azure/<env>/.env; docs/deployment.md refers to them by name.
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name

@@ -8,12 +8,12 @@ import { extraInputBindings, triggerOf } from '../worker/bindings';
 import type { RpcParameterBinding } from '../worker/coreTypes';
 import type { RegisteredFunction } from '../worker/functionsCore';
 import type { Invoker } from '../worker/invoke';
-import { Engine } from './engine';
-import { ManagementApi } from './managementApi';
-import { MemoryStore } from './memoryStore';
-import type { TaskHubStore } from './store';
-import { TableStore } from './tableStore';
-import { WebhookUrls } from './webhookUrls';
+import { Engine } from './engine/engine';
+import { ManagementApi } from './api/managementApi';
+import { MemoryStore } from './store/memoryStore';
+import type { TaskHubStore } from './store/taskHubStore';
+import { TableStore } from './store/tableStore';
+import { WebhookUrls } from './api/webhookUrls';
 
 export type StorageChoice = 'azure' | 'memory';
 
@@ -39,6 +39,10 @@ const DURABLE_TRIGGERS = new Set(['orchestrationTrigger', 'activityTrigger', 'en
  * Stands in for the Durable Functions extension: the orchestration engine over a task hub store, the
  * internal HTTP endpoint the JavaScript `DurableClient` calls (`rpcBaseUrl`, loopback only, like the
  * extension's LocalHttpListener), the public `/runtime/webhooks/durabletask` routes, and the client binding.
+ *
+ * This file is the wiring; the rooms it wires: engine/ (the semantics: episodes, their work, recovery),
+ * store/ (task hub state: in Azure Tables or in memory) and api/ (the HTTP surface: the management API,
+ * status payloads, webhook URLs).
  */
 export class DurableExtension implements DurableBackend {
     readonly kind = 'ts';

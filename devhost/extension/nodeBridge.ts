@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { activityInput } from '../durable/messages';
+import { activityInput } from '../durable/engine/messages';
 import { fromTypedData } from '../durable/orchestratorState';
 import { triggerOf } from '../worker/bindings';
 import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';

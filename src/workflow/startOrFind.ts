@@ -4,7 +4,7 @@ import { budgetedWait } from './budgetedWait';
 import type { DurableStatusLike } from './durableStatus';
 import { keyedWorkflowId, newWorkflowId } from './ids';
 import type { StartRefusal } from './startRefusal';
-import { admitStart, checkWork, confirmStart, isWithdrawn } from './workCaps';
+import { admitStart, checkWork, confirmStart, isWithdrawn, withdrawIfStarted } from './workCaps';
 import type { WorkflowDeps } from './workflowDeps';
 import { MINE_CHAIN, type MineChainInput } from '../orchestration/contracts';
 
@@ -61,6 +61,8 @@ export async function startOrFind(
             await startNew(deps, workflowId, input);
         } catch (error) {
             log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
+            // A start that timed out may still be applied: it must not run unseen and uncounted.
+            await withdrawIfStarted(deps, workflowId);
             return { refusal: { kind: 'start_failed' } };
         }
         return { workflowId, confirmation: confirmStart(deps, workflowId) };

@@ -1,6 +1,7 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { systemClock } from './budgetedWait';
 import { expectedAttempts, timeMs, type DurableStatusLike } from './durableStatus';
+import { isNotFoundError } from './durableHttpError';
 import { isExpired, TTL_EXPIRED_REASON } from './expiry';
 import type { StartRefusal } from './startRefusal';
 import type { WorkflowDeps } from './workflowDeps';
@@ -11,15 +12,19 @@ import type { WorkflowDeps } from './workflowDeps';
  * workflows at once. Running workflows are counted by listing the tenant's instances by id prefix on the
  * Durable management API (every workflow id starts with its tenant's tag, ids.ts).
  *
- * Racing starts: a start counts first (refused at the cap), starts, and SETTLE_MS later lists the tenant's
- * running workflows again, ranked by creation time (then id). It keeps its workflow only if fewer than the
- * cap rank before it; otherwise, or when that second count fails, it withdraws it (terminates it) and
- * refuses the call. Ranks are the same for every caller, so of any set of racing starts the first ones by
- * creation time stay, never more than the cap, provided that every start's instance is visible SETTLE_MS
- * after its creation time (a backend write and the clock skew between the app's instances take far less).
- * The overshoot: a withdrawn workflow runs, and counts, until its terminate is applied (the real extension
- * applies it when it next polls the control queue, within about 2 s when idle, longer under load), and its
- * first MineBlock until the end watch sees that (2 s more).
+ * Racing starts: a start counts first (refused at the cap), starts, and then looks twice (SETTLE_MS and
+ * SECOND_LOOK_MS after its start) at the tenant's running workflows, ranked by creation time (then id). It
+ * keeps its workflow only if both times fewer than the cap rank before it; otherwise, or when a look fails,
+ * it withdraws it (terminates it) and refuses the call. Ranks are the same for every caller, so of any set
+ * of racing starts the first ones by creation time stay, never more than the cap, provided that every
+ * start's instance is visible within SECOND_LOOK_MS of its creation time. That is what needs the second
+ * look: the real extension stamps an instance's creation time when it takes the start request, and
+ * writes the row a storage round trip later, which on a loaded host was seen to take more than a second
+ * (an instance created before another, and seen only after that one had kept its place). The management
+ * API gives creation times in whole seconds; ties are broken by id, the same way for everyone.
+ * The overshoot is in time: a withdrawn workflow runs, and counts, until its terminate is applied (the real
+ * extension applies it when it next polls the control queue, within about 2 s when idle, longer under
+ * load), and its first MineBlock until the end watch sees that (2 s more).
  *
  * A count is also where expired tasks end: a running (or suspended) workflow past its task ttl is
  * terminated and not counted (its owner can no longer see or cancel it, so it must not hold a place).
@@ -35,8 +40,10 @@ export const COUNT_MAX_PAGES = 20;
 /** …or after this long, whichever comes first. */
 export const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
 
-/** How long after its start a start ranks itself among the tenant's running workflows. */
+/** How long after its start a start first ranks itself among the tenant's running workflows… */
 export const SETTLE_MS = 1000;
+/** …and when it looks again (from its start). */
+export const SECOND_LOOK_MS = 3000;
 
 /** A withdraw's terminate is tried this many times: a workflow over the cap must not be left running by one lost request. */
 export const WITHDRAW_ATTEMPTS = 3;
@@ -133,31 +140,40 @@ export async function admitStart(deps: WorkflowDeps): Promise<StartRefusal | und
 }
 
 /**
- * After a start: SETTLE_MS later, ranks `workflowId` among the tenant's running workflows and, if the cap
- * or more rank before it, withdraws it and answers the refusal. A second count that fails withdraws it too:
- * under load that is when starts race most, and a workflow kept unchecked would be one over the cap.
+ * After a start: ranks `workflowId` among the tenant's running workflows SETTLE_MS and SECOND_LOOK_MS after
+ * the start and, if either time the cap or more rank before it, withdraws it and answers the refusal. A look
+ * that fails withdraws it too: under load that is when starts race most, and a workflow kept unchecked
+ * would be one over the cap.
  */
 export async function confirmStart(deps: WorkflowDeps, workflowId: string): Promise<StartRefusal | undefined> {
     const cap = deps.config.maxActiveWorkflows;
-    await (deps.clock ?? systemClock).sleep(SETTLE_MS);
-    let active: Map<string, number>;
-    try {
-        active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
-    } catch (error) {
-        deps.log.warn(`start_mining: the second count for ${workflowId} failed; the workflow is withdrawn`, error);
-        await withdraw(deps, workflowId);
-        return { kind: 'count_failed' };
+    const clock = deps.clock ?? systemClock;
+    for (const pause of [SETTLE_MS, SECOND_LOOK_MS - SETTLE_MS]) {
+        await clock.sleep(pause);
+        let active: Map<string, number>;
+        try {
+            active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
+        } catch (error) {
+            deps.log.warn(`start_mining: a second count for ${workflowId} failed; the workflow is withdrawn`, error);
+            await withdraw(deps, workflowId);
+            return { kind: 'count_failed' };
+        }
+        if (ranksBefore(active, workflowId) >= cap) {
+            await withdraw(deps, workflowId);
+            return { kind: 'at_cap', count: cap, cap };
+        }
     }
-    if (active.size <= cap) return undefined;
-    // Not visible (it ended already, or the backend is slow to show it): it ranks last.
+    return undefined;
+}
+
+/** How many running workflows rank before `workflowId` (by creation time, then id; one not visible ranks last). */
+function ranksBefore(active: Map<string, number>, workflowId: string): number {
     const mine = active.get(workflowId) ?? Number.MAX_SAFE_INTEGER;
     let before = 0;
     for (const [id, created] of active) {
         if (id !== workflowId && (created < mine || (created === mine && id < workflowId))) before++;
     }
-    if (before < cap) return undefined;
-    await withdraw(deps, workflowId);
-    return { kind: 'at_cap', count: cap, cap };
+    return before;
 }
 
 /** Terminates a workflow started over the cap, retrying a failed request (each failure logged). */
@@ -168,6 +184,24 @@ async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
             return;
         } catch (error) {
             deps.log.error(`start_mining: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
+        }
+    }
+}
+
+/**
+ * After a start request that failed without an answer (a timeout under load): the backend may still apply
+ * it, and the caller was told that nothing started. SETTLE_MS later, and once more after as long again
+ * while no such workflow exists (404), it is withdrawn. Best effort and bounded; failures are logged.
+ */
+export async function withdrawIfStarted(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    const clock = deps.clock ?? systemClock;
+    for (let look = 0; look < 2; look++) {
+        await clock.sleep(SETTLE_MS);
+        try {
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            return;
+        } catch (error) {
+            if (!isNotFoundError(error)) deps.log.warn(`start_mining: could not withdraw ${workflowId}, whose start failed`, error);
         }
     }
 }

@@ -8,7 +8,7 @@ import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/te
  * What the MCP app relies on from its Durable backend, asked of each backend of the local host through
  * the management API (the extension's HttpApiHandler, or the TypeScript engine's stand-in for it), the
  * surface the app's durable client calls. The real extension is the oracle: where the TypeScript engine
- * must differ, the difference is written down here as an expectation per backend, and in the README.
+ * must differ, the difference is written down here as an expectation per backend, and in docs/local-host.md.
  */
 
 interface Status {

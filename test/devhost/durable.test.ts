@@ -179,7 +179,7 @@ for (const { durable, storage } of BACKENDS) {
             assert.match(String(status.output), /^Orchestrator function 'Failing' failed: Activity function 'Boom' failed: +uncaught/);
         });
 
-        // The real extension never reports the failed call to the orchestrator, which stays Running (README).
+        // The real extension never reports the failed call to the orchestrator, which stays Running (docs/local-host.md).
         const missingSkip = durable === 'extension' ? 'the real extension leaves the orchestration Running' : false;
         test('calling an activity that does not exist fails the orchestration', { skip: missingSkip }, async () => {
             const status = await fx.run('CallsMissing');
@@ -217,7 +217,7 @@ for (const { durable, storage } of BACKENDS) {
             });
         }
 
-        // The real extension moves large payloads to blobs; the TypeScript engine refuses them (README).
+        // The real extension moves large payloads to blobs; the TypeScript engine refuses them (docs/local-host.md).
         if (storage === 'azure' && durable === 'ts') {
             test('state too large for table storage fails the orchestration with a clear error, once', async () => {
                 const status = await fx.run('TooLarge', 600_000);
@@ -312,7 +312,7 @@ for (const { durable, storage } of BACKENDS) {
             await fx.until(waiting);
             assert.equal((await fx.webhook(`instances/${waiting}/raiseEvent/go`, { method: 'POST' })).status, 410);
 
-            // The real extension accepts a start of an orchestrator the app lacks; the TypeScript engine refuses it (README).
+            // The real extension accepts a start of an orchestrator the app lacks; the TypeScript engine refuses it (docs/local-host.md).
             const unknown = await fx.webhook('orchestrators/NoSuchOrchestrator', { method: 'POST' });
             assert.equal(unknown.status, durable === 'extension' ? 202 : 400);
 
@@ -409,7 +409,7 @@ for (const durable of ['ts', 'extension'] as const) {
             }
         });
 
-        // The real extension lets a second host join the task hub as another worker (README).
+        // The real extension lets a second host join the task hub as another worker (docs/local-host.md).
         test('a second host on the same task hub is refused while the first one runs', { skip: durable === 'extension' ? 'the real extension shares the hub between hosts' : false }, async () => {
             await assert.rejects(
                 spawnHost({

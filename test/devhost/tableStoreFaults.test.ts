@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TableClient } from '@azure/data-tables';
 import { EventType, type HistoryEvent } from '../../devhost/durable/history';
-import { InstanceMissingError, type InstanceRecord } from '../../devhost/durable/store';
-import { TableStore } from '../../devhost/durable/tableStore';
+import { InstanceMissingError, type InstanceRecord } from '../../devhost/durable/store/taskHubStore';
+import { TableStore } from '../../devhost/durable/store/tableStore';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 import { until } from '../support/until';
 

@@ -132,8 +132,8 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
         // A run that outlasts the wait budget (64 blocks of about 2^21 hashes plus an orchestration round trip
         // each), with a block done every fraction of a second even with one core taken by something else (a
         // block ten times slower than average still comes within the timeout): the call lasts about the
-        // budget, well past the client's 3 s timeout, which each notification resets.
-        const timeout = 3000;
+        // budget (10 s), well past the client's 5 s timeout, which each notification resets.
+        const timeout = 5000;
         const started = Date.now();
         const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 21, blocks: 64 } }, CallToolResultSchema, {
             onprogress: (p) => progress.push(p),

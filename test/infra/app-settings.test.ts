@@ -1,12 +1,12 @@
 /**
  * The app settings the compiled template gives the function app, held to what the code reads
- * (src/config.ts), to host.json and to the README.
+ * (src/config.ts), to host.json and to the deployment guide (docs/deployment.md).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, readFunctionTimeoutSeconds, SETTING_NAMES } from '../../src/config';
 import { at, deployed, referenceOf, Runtime, type ValueObject } from './arm';
-import { deploySection, getPathInsensitive, readJson, readRepoFile, repoRoot } from './files';
+import { deploySection, docFiles, getPathInsensitive, readJson, readRepoFile, repoRoot } from './files';
 import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
 
 const WHERE = 'infra/app/function-app.bicep appsettings (compiled)';
@@ -55,12 +55,12 @@ describe('function app settings', { skip: bicepSkip }, () => {
         assert.deepEqual(missing, [], `${WHERE} lacks ${missing.join(', ')}, which src/config.ts reads (SETTING_NAMES)`);
     });
 
-    it('set nothing that is neither read by the app, a known platform setting, nor documented in the README', () => {
-        const readme = deploySection();
+    it('set nothing that is neither read by the app, a known platform setting, nor documented in the deployment guide', () => {
+        const guide = deploySection();
         const unexplained = names().filter(
-            (name) => !(SETTING_NAMES as readonly string[]).includes(name) && platformReason(name) === undefined && !readme.includes(name)
+            (name) => !(SETTING_NAMES as readonly string[]).includes(name) && platformReason(name) === undefined && !guide.includes(name)
         );
-        assert.deepEqual(unexplained, [], `${WHERE} sets ${unexplained.join(', ')}: add it to SETTING_NAMES, to PLATFORM_SETTINGS in this test with a reason, or document it in the README's Deploy to Azure section`);
+        assert.deepEqual(unexplained, [], `${WHERE} sets ${unexplained.join(', ')}: add it to SETTING_NAMES, to PLATFORM_SETTINGS in this test with a reason, or document it in docs/deployment.md`);
     });
 
     it('avoid settings that Flex Consumption does not allow', () => {
@@ -151,9 +151,11 @@ describe('function app settings', { skip: bicepSkip }, () => {
 
 });
 
-describe('README', () => {
-    it('is free of key-based storage instructions', () => {
-        // Shared keys are off; a README telling people to paste a storage connection string would fail for them.
-        assert.doesNotMatch(readRepoFile('README.md'), /AccountKey=/, 'README.md mentions AccountKey=, but the storage account refuses keys');
+describe('README and docs/', () => {
+    it('are free of key-based storage instructions', () => {
+        // Shared keys are off; docs telling people to paste a storage connection string would fail for them.
+        for (const file of docFiles()) {
+            assert.doesNotMatch(readRepoFile(file), /AccountKey=/, `${file} mentions AccountKey=, but the storage account refuses keys`);
+        }
     });
 });

@@ -1,8 +1,8 @@
 /**
- * Small readers for the infra tests: the repo root, JSON with comments, a two-level YAML subset and the
- * README's deploy section. The templates themselves are read compiled (template.ts, arm.ts).
+ * Small readers for the infra tests: the repo root, JSON with comments, a two-level YAML subset, the
+ * deployment guide (docs/deployment.md) and the list of markdown docs. The templates themselves are read compiled (template.ts, arm.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The folder holding package.json: tests run from dist/test/infra, so walk up from there. */
@@ -107,16 +107,25 @@ export function parseSimpleYaml(text: string, file: string): YamlMap {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// README
+// The documentation: README.md and docs/*.md
 
-export const DEPLOY_HEADING = '## Deploy to Azure';
+/** The page that holds the whole "Deploy to Azure" guide (moved there from the README). */
+export const DEPLOY_DOC = 'docs/deployment.md';
+export const DEPLOY_HEADING = '# Deploy to Azure';
 
-/** The README's deploy section: from its heading to the next level-2 heading or the end. */
+/** The deployment guide, docs/deployment.md, whole; it must open with its heading. */
 export function deploySection(): string {
-    const readme = readRepoFile('README.md');
-    const start = readme.split(/\r?\n/).findIndex((line) => line.trim() === DEPLOY_HEADING);
-    if (start < 0) throw new Error(`README.md has no "${DEPLOY_HEADING}" section`);
-    const lines = readme.split(/\r?\n/).slice(start);
-    const end = lines.findIndex((line, i) => i > 0 && /^## /.test(line));
-    return (end < 0 ? lines : lines.slice(0, end)).join('\n');
+    const text = readRepoFile(DEPLOY_DOC);
+    const first = text.split(/\r?\n/).find((line) => line.trim() !== '');
+    if (first?.trim() !== DEPLOY_HEADING) throw new Error(`${DEPLOY_DOC} should open with "${DEPLOY_HEADING}"`);
+    return text;
+}
+
+/** The repo's markdown documentation, as paths from the repo root: README.md, BENCHMARKS.md and docs/*.md. */
+export function docFiles(): string[] {
+    const docs = readdirSync(join(repoRoot(), 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .sort()
+        .map((name) => `docs/${name}`);
+    return ['README.md', 'BENCHMARKS.md', ...docs];
 }

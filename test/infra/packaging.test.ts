@@ -134,9 +134,9 @@ describe('deployed host.json', () => {
         assert.equal(settings[`${prefix}connectionStringName`], hook.SCHEDULER_PROVIDER.connectionStringName, `${HOOK} and infra/app/function-app.bicep disagree on connectionStringName`);
     });
 
-    it('has its switch explained in the README', async () => {
+    it('has its switch explained in the deployment guide', async () => {
         const { PROVIDER_SWITCH } = await loadHook();
-        assert.ok(deploySection().includes(PROVIDER_SWITCH), `README "Deploy to Azure" should explain ${PROVIDER_SWITCH}`);
+        assert.ok(deploySection().includes(PROVIDER_SWITCH), `docs/deployment.md should explain ${PROVIDER_SWITCH}`);
     });
 });
 

@@ -1,18 +1,18 @@
 /**
- * The README's "Deploy to Azure" section exists and covers what a user needs from a fresh
+ * The deployment guide (docs/deployment.md, "Deploy to Azure") exists and covers what a user needs from a fresh
  * subscription to a working Copilot connection and back to nothing, including the tool versions
  * below which a deployment or `func start` fails.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEPLOY_HEADING, deploySection, getPathInsensitive, parseSimpleYaml, readRepoFile } from './files';
+import { DEPLOY_DOC, deploySection, getPathInsensitive, parseSimpleYaml, readRepoFile } from './files';
 
-describe('README "Deploy to Azure"', () => {
+describe('docs/deployment.md "Deploy to Azure"', () => {
     it('covers provisioning, keys, the Copilot connection, local runs, costs and clean-up', () => {
         const section = deploySection();
         const needed = ['azd auth login', 'azd up', 'functionKeys.default', 'x-functions-key', '.vscode/mcp.json', 'func start', 'Azurite', 'azd down --purge', 'Durable Task Data Contributor'];
         const missing = needed.filter((text) => !section.includes(text));
-        assert.deepEqual(missing, [], `README "${DEPLOY_HEADING}" does not mention ${missing.join(', ')}`);
+        assert.deepEqual(missing, [], `${DEPLOY_DOC} does not mention ${missing.join(', ')}`);
     });
 
     it('states the minimum Core Tools, Functions host, azd and Node versions, and why', () => {
@@ -29,6 +29,6 @@ describe('README "Deploy to Azure"', () => {
             ['Node.js 20 or later', 'the Node version the build and tests need'],
         ];
         const missing = needed.filter(([text]) => !section.includes(text)).map(([, what]) => what);
-        assert.deepEqual(missing, [], `README "${DEPLOY_HEADING}" does not state ${missing.join('; ')}`);
+        assert.deepEqual(missing, [], `${DEPLOY_DOC} does not state ${missing.join('; ')}`);
     });
 });

@@ -1,7 +1,7 @@
 /**
  * The compiled template's resources, with the properties that make them work together: Flex Consumption
  * on Node 22, storage without shared keys, a Consumption scheduler that admits callers, monitoring with
- * Entra-only auth, parameters azd can fill, and the outputs the README names.
+ * Entra-only auth, parameters azd can fill, and the outputs the deployment guide (docs/deployment.md) names.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -60,7 +60,7 @@ describe('main.bicep (compiled)', { skip: bicepSkip }, () => {
         const location = template().parameters?.['location'];
         const allowed = location?.['allowedValues'];
         assert.ok(Array.isArray(allowed) && allowed.length > 0, 'infra/main.bicep param location needs an @allowed list');
-        for (const region of allowed) assert.ok(deploySection().includes(`\`${String(region)}\``), `README "Deploy to Azure" should list the region ${String(region)}`);
+        for (const region of allowed) assert.ok(deploySection().includes(`\`${String(region)}\``), `docs/deployment.md should list the region ${String(region)}`);
         assert.equal(getPathInsensitive(location, ['metadata', 'azd', 'type']), 'location', 'param location should carry azd metadata type "location"');
         assert.throws(() => deployment({ location: 'westeurope' }), /not among its allowed values/, 'a region outside the list should be refused');
     });
@@ -75,7 +75,7 @@ describe('main.bicep (compiled)', { skip: bicepSkip }, () => {
         assert.deepEqual(mixed, [], 'a resource read through another API version than it is deployed with can miss properties');
     });
 
-    it('has the outputs the README names, each with the value azd stores', () => {
+    it('has the outputs the deployment guide names, each with the value azd stores', () => {
         const outputs = root().outputs;
         const site = one('Microsoft.Web/sites');
         const scheduler = one('Microsoft.DurableTask/schedulers');
@@ -90,7 +90,7 @@ describe('main.bicep (compiled)', { skip: bicepSkip }, () => {
         assert.equal(outputs['DTS_TASK_HUB_NAME'], 'mininghub');
         for (const name of deploySection().match(/azd env get-value ([A-Z_]+)/g) ?? []) {
             const output = name.replace('azd env get-value ', '');
-            assert.ok(output in outputs, `README runs "${name}", but infra/main.bicep has no output ${output}`);
+            assert.ok(output in outputs, `docs/deployment.md runs "${name}", but infra/main.bicep has no output ${output}`);
         }
     });
 });

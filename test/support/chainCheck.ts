@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The hashing rule (README), recomputed from scratch with node:crypto, independently of the app: what
+ * The hashing rule (docs/contract.md), recomputed from scratch with node:crypto, independently of the app: what
  * the end-to-end tests and the load bench hold every mined chain to.
  */
 

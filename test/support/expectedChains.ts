@@ -1,6 +1,6 @@
 /**
  * Chains computed once, independently of the app, with node:crypto and a plain loop over nonces from 0
- * (the hashing rule in README.md; too slow to run in every test at these difficulties):
+ * (the hashing rule in docs/contract.md; too slow to run in every test at these difficulties):
  *
  *   for i in blocks: for n = 0..: d = sha256(`${i}:${prev}:${n}`); if leadingZeroBits(d) >= difficulty: take n
  *

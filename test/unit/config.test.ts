@@ -16,7 +16,7 @@ function rejects(env: Record<string, string>, pattern: RegExp, functionTimeoutSe
 }
 
 describe('configuration', () => {
-    it('takes DESIGN\'s defaults when only the task hub is set', () => {
+    it('takes the defaults of docs/contract.md (Settings) when only the task hub is set', () => {
         const config = parseConfig(BASE);
         assert.equal(config.waitBudgetSeconds, 20);
         assert.equal(config.pollAfterSeconds, 5);
@@ -28,7 +28,7 @@ describe('configuration', () => {
         assert.ok(config.defaultDifficulty >= 0 && config.defaultDifficulty <= config.maxDifficulty);
     });
 
-    it('reads every setting of DESIGN, and blank values take the default', () => {
+    it('reads every setting docs/contract.md lists, and blank values take the default', () => {
         assert.deepEqual([...SETTING_NAMES].sort(), [
             'ALLOWED_ORIGINS',
             'CHAIN_LENGTH',

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { GENESIS, blockDigest, blockHash, blockPreimage, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
 
-/** The rule recomputed here from DESIGN's words, independently of src/. */
+/** The rule recomputed here from the words of docs/contract.md ("The hashing rule"), independently of src/. */
 function sha256Hex(text: string): string {
     return createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
 }

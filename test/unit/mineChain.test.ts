@@ -121,7 +121,7 @@ describe('MineChain orchestration', () => {
             assert.ok(calls.length > 3, `${label}: some block spans several ranges`);
             assert.equal(result.total_attempts, chain.reduce((sum, b) => sum + b.nonce + 1, 0), label);
             assert.equal(result.elapsed_ms, 250 * calls.length, label);
-            // Progress stays per block, as DESIGN's custom status says: nothing is published per range.
+            // Progress stays per block (blocks_done of blocks_total, docs/contract.md): nothing is published per range.
             assert.deepEqual(customStatuses, [0, 1, 2, 3].map((done) => ({ blocks_done: done, blocks_total: 3 })), label);
         }
     });

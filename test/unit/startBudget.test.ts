@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
-import { SETTLE_MS } from '../../src/workflow/workCaps';
+import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead } from './helpers/fakes';
@@ -73,8 +73,8 @@ describe('start_mining: the wait budget covers the whole call', () => {
         const durable = slowBackend(clock, BUDGET_MS + 1000);
         const status = await startMining(durable, clock, { blocks: 4 });
         assert.equal(status.status, 'running');
-        // Only the cap's settle (MAX_ACTIVE_WORKFLOWS: racing starts rank themselves before one is handed out).
-        assert.equal(clock.time, BUDGET_MS + 1000 + SETTLE_MS);
+        // Only the cap's two looks (MAX_ACTIVE_WORKFLOWS: racing starts rank themselves before one is handed out).
+        assert.equal(clock.time, BUDGET_MS + 1000 + SECOND_LOOK_MS);
         assert.equal(durable.count('getStatus'), 0);
     });
 });

@@ -96,7 +96,7 @@ describe('Durable status → tool status', () => {
         assert.equal(status.status === 'failed' && status.reason, 'terminated');
     });
 
-    it('not_found is exactly DESIGN\'s object, echoing the id as given', () => {
+    it('not_found is exactly the object of docs/contract.md, echoing the id as given', () => {
         assert.deepEqual(notFound('no such id!'), {
             status: 'not_found',
             workflow_id: 'no such id!',

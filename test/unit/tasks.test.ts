@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/server';
-import { SETTLE_MS } from '../../src/workflow/workCaps';
+import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
 import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
@@ -89,8 +89,8 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
             pollInterval: 5000,
             statusMessage: 'Mining block 1 of 4',
         });
-        // No budgeted wait on this path: only the cap's settle before its second look (workCaps.ts).
-        assert.equal(clock.time, SETTLE_MS);
+        // No budgeted wait on this path: only the cap's two looks at the running workflows (workCaps.ts).
+        assert.equal(clock.time, SECOND_LOOK_MS);
     });
 
     it('runs to completion with callToolStream: created, polled, and the result with the resource link', async () => {
@@ -226,7 +226,7 @@ describe('MCP Tasks: tasks/result', () => {
         const { tasks, startTask, clock } = await connect(backend);
         const { task } = await startTask({ blocks: 4 });
         await rejectsWith(tasks.getTaskResult(task.taskId, CallToolResultSchema), -32600, /still working after 20 s\. Poll tasks\/get/);
-        assert.equal(clock.time, SETTLE_MS + CONFIG.waitBudgetSeconds * 1000);
+        assert.equal(clock.time, SECOND_LOOK_MS + CONFIG.waitBudgetSeconds * 1000);
 
         // Ends while tasks/result waits: answered as soon as it is seen.
         const read = backend.getStatus.bind(backend);

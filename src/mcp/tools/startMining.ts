@@ -126,9 +126,11 @@ export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput
                         if (status.status === 'running' && status.progress !== undefined) call.reportProgress?.(status.progress);
                     },
                 });
-                await confirmed;
-                // A run that ended within the wait is answered, withdrawn or not: nothing of it runs any more.
-                if (refusal !== undefined && !outcome.final) return toolError(refusalText(refusal));
+                // A run that ended within the wait is answered at once, withdrawn or not: nothing of it runs any more.
+                if (!outcome.final) {
+                    await confirmed;
+                    if (refusal !== undefined) return toolError(refusalText(refusal));
+                }
                 const status =
                     outcome.last === undefined
                         ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: blocks })

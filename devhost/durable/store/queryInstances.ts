@@ -1,4 +1,4 @@
-import type { InstancePage, InstanceQuery, InstanceRecord } from './store';
+import type { InstancePage, InstanceQuery, InstanceRecord } from './taskHubStore';
 
 /** The extension's list filter: created-time window (inclusive), runtime statuses, instance id prefix. */
 export function matchesQuery(record: InstanceRecord, query: InstanceQuery): boolean {

@@ -1,4 +1,4 @@
-import type { HistoryEvent, RuntimeStatus } from './history';
+import type { HistoryEvent, RuntimeStatus } from '../history';
 
 /** Where a sub-orchestration reports back to. */
 export interface ParentRef {

@@ -1,18 +1,12 @@
-import { EventType, type HistoryEvent, type RuntimeStatus } from './history';
-import type { InboxMessage, InstanceRecord } from './store';
+/** One loaded instance in memory (an actor): its committed state, what waits for its next episode, its armed timers. */
+
+import { EventType, type HistoryEvent } from '../history';
+import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 
 /** A result that lives only in memory until the next episode commits it: an activity's, or a timer's. */
 export interface Completion {
     executionId: string;
     event: HistoryEvent;
-}
-
-/** What an episode takes from the inbox, and the status that results. */
-export interface TakenMessages {
-    taken: InboxMessage[];
-    events: HistoryEvent[];
-    status: RuntimeStatus;
-    terminate?: InboxMessage;
 }
 
 /** One loaded instance: its committed state plus what is waiting for its next episode. */
@@ -37,4 +31,15 @@ export function hasWork(actor: Actor): boolean {
         }
     }
     return actor.completions.length > 0 && actor.record.runtimeStatus !== 'Suspended';
+}
+
+export function cancelTimer(actor: Actor, id: number): void {
+    const handle = actor.timers.get(id);
+    if (handle) clearTimeout(handle);
+    actor.timers.delete(id);
+}
+
+export function clearTimers(actor: Actor): void {
+    for (const handle of actor.timers.values()) clearTimeout(handle);
+    actor.timers.clear();
 }

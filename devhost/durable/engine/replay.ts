@@ -1,5 +1,5 @@
-import { EventType, completedId, isScheduling, type HistoryEvent } from './history';
-import { ActionType, type Action, type RetryOptions } from './orchestratorState';
+import { EventType, completedId, isScheduling, type HistoryEvent } from '../history';
+import { ActionType, type Action, type RetryOptions } from '../orchestratorState';
 
 /**
  * Replays an out-of-process orchestrator's cumulative action list against its history, the way the Durable

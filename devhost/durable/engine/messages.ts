@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { RpcTypedData } from '../worker/coreTypes';
-import { EventType, event, toJsonText, type HistoryEvent } from './history';
+import type { RpcTypedData } from '../../worker/coreTypes';
+import { EventType, event, toJsonText, type HistoryEvent } from '../history';
 import type { NewWork } from './replay';
-import type { InboxMessage, InstanceRecord, ParentRef } from './store';
+import type { InboxMessage, InstanceRecord, ParentRef } from '../store/taskHubStore';
 
-/** What the engine writes into histories and inboxes, in the shapes DTFx gives them. */
+/** What the engine writes into histories and inboxes, and the trigger values it binds, in the shapes DTFx gives them. */
+
+/** The out-of-process schema this host speaks: V2 actions, V3 timers (upperSchemaVersionNew), no entities. */
+const SCHEMA = { upperSchemaVersion: 1, upperSchemaVersionNew: 2 } as const;
+/** The extension's defaults for the Azure Storage provider, passed to every orchestrator episode. */
+const TIMER_SETTINGS = {
+    longRunningTimerIntervalDuration: '3.00:00:00',
+    maximumShortTimerDuration: '6.00:00:00',
+    defaultHttpAsyncRequestSleepTimeMillseconds: 30000,
+} as const;
 
 export function startMessage(record: InstanceRecord): InboxMessage {
     return {
@@ -50,6 +59,20 @@ export function schedulingEvent(work: NewWork, now: string): HistoryEvent {
 export function activityInput(input: unknown): RpcTypedData {
     if (input === undefined || input === null) return {};
     return { string: typeof input === 'string' ? input : JSON.stringify(input) };
+}
+
+/** The orchestration trigger's value for one episode: the history to replay and the instance's input. */
+export function orchestratorTrigger(record: InstanceRecord, history: readonly HistoryEvent[]): RpcTypedData {
+    const trigger = {
+        history,
+        input: parseJson(record.input) ?? null,
+        instanceId: record.instanceId,
+        isReplaying: history.some((e) => e.IsPlayed),
+        parentInstanceId: record.parent?.instanceId ?? null,
+        ...SCHEMA,
+        ...TIMER_SETTINGS,
+    };
+    return { string: JSON.stringify(trigger) };
 }
 
 export function sameParent(a: ParentRef | undefined, b: ParentRef): boolean {

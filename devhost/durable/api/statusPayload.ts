@@ -1,5 +1,5 @@
-import { EventType, OrchestrationStatusCode, type HistoryEvent } from './history';
-import type { InstanceRecord } from './store';
+import { EventType, OrchestrationStatusCode, type HistoryEvent } from '../history';
+import type { InstanceRecord } from '../store/taskHubStore';
 
 /** The extension's StatusResponsePayload: what `getStatus` and the list queries return. */
 export interface StatusPayload {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TERMINAL_STATUSES, type RuntimeStatus } from './history';
-import { OrchestrationExistsError, UnknownFunctionError, type ClientOperationResult, type Engine } from './engine';
+import { TERMINAL_STATUSES, type RuntimeStatus } from '../history';
+import { OrchestrationExistsError, UnknownFunctionError, type ClientOperationResult, type Engine } from '../engine/engine';
 import { statusPayload } from './statusPayload';
-import { StorageRejectedError, type InstanceQuery, type InstanceRecord } from './store';
+import { StorageRejectedError, type InstanceQuery, type InstanceRecord } from '../store/taskHubStore';
 import type { WebhookUrls } from './webhookUrls';
 
 const ENDED = new Set(['Completed', 'Failed', 'Terminated']);

@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES, type HistoryEvent } from './history';
+import { TERMINAL_STATUSES, type HistoryEvent } from '../history';
 import {
     ConcurrencyError,
     type EpisodeCommit,
@@ -7,7 +7,7 @@ import {
     type InstanceQuery,
     type InstanceRecord,
     type TaskHubStore,
-} from './store';
+} from './taskHubStore';
 import { matchesQuery, pageOf } from './queryInstances';
 
 interface Partition {
@@ -16,7 +16,7 @@ interface Partition {
     inbox: Map<string, InboxMessage>;
 }
 
-/** Task hub state in process memory: fast, and gone when the process ends. For tests, not for `npm start`. */
+/** Task hub state in process memory: fast, and gone when the process ends. For tests and `--storage memory`; `npm start` keeps it in Azure Storage. */
 export class MemoryStore implements TaskHubStore {
     readonly description = 'process memory (lost on exit)';
     #partitions = new Map<string, Partition>();

@@ -1,0 +1,159 @@
+/**
+ * Runs orchestrations the way the Durable extension does over its storage provider: every change to an
+ * instance is an episode (replay the orchestrator over its history plus new events, record the decisions)
+ * committed atomically; activities and timers run in this process and report back into the next episode.
+ * After a crash, `start()` reloads every unfinished instance and redoes what its history left open.
+ *
+ * This file is the engine's front: the client operations the management API calls, and the wiring of its
+ * rooms (engineRooms.ts): the decision of an episode (decision.ts) and its commit (episode.ts), the
+ * scheduler of episodes (scheduler.ts), the executor of the work they schedule (executor.ts), recovery
+ * (recovery.ts), and the instances held in memory (loadedInstances.ts).
+ */
+import type { LogSink } from '../../logger';
+import type { RpcParameterBinding } from '../../worker/coreTypes';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import type { Invoker } from '../../worker/invoke';
+import { EventType, TERMINAL_STATUSES, event, toJsonText, type HistoryEvent } from '../history';
+import type { InstancePage, InstanceQuery, InstanceRecord, TaskHubStore } from '../store/taskHubStore';
+import { engineLog, type EngineLog } from './engineLog';
+import type { EngineRooms } from './engineRooms';
+import { EpisodeRunner } from './episode';
+import { Executor } from './executor';
+import { FinishWaiters } from './finishWaiters';
+import { FunctionCatalog } from './functionCatalog';
+import { newId, newRecord } from './instanceRecord';
+import { LoadedInstances } from './loadedInstances';
+import { messageKey, startMessage } from './messages';
+import { Recovery } from './recovery';
+import type { FunctionKind } from './replay';
+import { Scheduler, type ClientOperationResult } from './scheduler';
+
+export type { ClientOperationResult } from './scheduler';
+export { storageRetryDelayMs } from './recovery';
+
+export class OrchestrationExistsError extends Error {
+    override name = 'OrchestrationExistsError';
+}
+
+export class UnknownFunctionError extends Error {
+    override name = 'UnknownFunctionError';
+}
+
+export interface EngineOptions {
+    store: TaskHubStore;
+    invoker: Invoker;
+    functions: readonly RegisteredFunction[];
+    /** Values for a function's other input bindings (an activity may take a durable client too). */
+    extraInputs: (fn: RegisteredFunction) => RpcParameterBinding[];
+    sink: LogSink;
+}
+
+export class Engine {
+    readonly #rooms: EngineRooms;
+    readonly #log: EngineLog;
+
+    constructor(options: EngineOptions) {
+        this.#log = engineLog(options.sink);
+        // Each room reaches the others through this object, and only when it runs, so the order of building is free.
+        const rooms = {
+            store: options.store,
+            invoker: options.invoker,
+            catalog: new FunctionCatalog(options.functions, options.extraInputs),
+            log: this.#log,
+            finishWaiters: new FinishWaiters(),
+        } as EngineRooms;
+        rooms.instances = new LoadedInstances(rooms);
+        rooms.scheduler = new Scheduler(rooms);
+        rooms.episodes = new EpisodeRunner(rooms);
+        rooms.executor = new Executor(rooms);
+        rooms.recovery = new Recovery(rooms);
+        this.#rooms = rooms;
+    }
+
+    functionKind(name: string): FunctionKind | undefined {
+        return this.#rooms.catalog.kind(name);
+    }
+
+    async start(): Promise<void> {
+        const { store, recovery } = this.#rooms;
+        const active = await store.activeInstances();
+        for (const record of active) await recovery.recover(record);
+        if (active.length > 0) {
+            this.#log('information', `Resumed ${active.length} unfinished orchestration(s) from ${store.description}`);
+        }
+    }
+
+    /** Stops taking work; in-flight episodes finish (or are abandoned after a grace period). */
+    stop(): Promise<void> {
+        return this.#rooms.scheduler.stop();
+    }
+
+    async startNew(name: string, instanceId: string | undefined, input: unknown, version = ''): Promise<InstanceRecord> {
+        if (this.functionKind(name) !== 'orchestrator') {
+            throw new UnknownFunctionError(`The function '${name}' doesn't exist, is disabled, or is not an orchestrator function.`);
+        }
+        const id = instanceId ?? newId();
+        // As the extension's Azure Storage provider starts: it reads the instance and refuses one that has not
+        // ended (OrchestrationExistsError; the management API answers 409), then writes the instance row only
+        // if it is still the one it read. A start that loses that write is accepted all the same and changes
+        // nothing: concurrent starts on one new id all succeed and the first one's input runs.
+        const seen = await this.getInstance(id);
+        if (seen && !TERMINAL_STATUSES.has(seen.runtimeStatus)) {
+            throw new OrchestrationExistsError(`An Orchestration instance with the status ${seen.runtimeStatus} already exists.`);
+        }
+        const record = newRecord(id, name, version, input);
+        const outcome = await this.#rooms.store.createInstance(
+            record,
+            startMessage(record),
+            (existing) => seen !== undefined && existing.executionId === seen.executionId && TERMINAL_STATUSES.has(existing.runtimeStatus)
+        );
+        if ('existing' in outcome) return outcome.existing;
+        this.#rooms.scheduler.start(outcome.created);
+        return outcome.created;
+    }
+
+    getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
+        return this.#rooms.instances.current(instanceId);
+    }
+
+    getHistory(record: InstanceRecord): Promise<HistoryEvent[]> {
+        return this.#rooms.instances.history(record);
+    }
+
+    queryInstances(query: InstanceQuery): Promise<InstancePage> {
+        return this.#rooms.store.queryInstances(query);
+    }
+
+    raiseEvent(instanceId: string, eventName: string, data: unknown): Promise<ClientOperationResult> {
+        return this.#send(instanceId, (now) => event(EventType.EventRaised, now, { Name: eventName, Input: toJsonText(data) }));
+    }
+
+    terminate(instanceId: string, reason: string): Promise<ClientOperationResult> {
+        return this.#send(instanceId, (now) => event(EventType.ExecutionTerminated, now, { Input: reason }));
+    }
+
+    suspend(instanceId: string, reason: string): Promise<ClientOperationResult> {
+        return this.#send(instanceId, (now) => event(EventType.ExecutionSuspended, now, { Reason: reason }));
+    }
+
+    resume(instanceId: string, reason: string): Promise<ClientOperationResult> {
+        return this.#send(instanceId, (now) => event(EventType.ExecutionResumed, now, { Reason: reason }));
+    }
+
+    /** Resolves when the instance reaches a final status, or after `timeoutMs`; never rejects. */
+    async waitForFinish(instanceId: string, timeoutMs: number): Promise<void> {
+        const record = await this.getInstance(instanceId);
+        if (!record || TERMINAL_STATUSES.has(record.runtimeStatus)) return;
+        await this.#rooms.finishWaiters.wait(instanceId, timeoutMs);
+    }
+
+    async purge(instanceId: string): Promise<boolean> {
+        const actor = this.#rooms.instances.get(instanceId);
+        if (actor) this.#rooms.instances.retire(actor);
+        return this.#rooms.store.purgeInstance(instanceId);
+    }
+
+    #send(instanceId: string, make: (now: string) => HistoryEvent): Promise<ClientOperationResult> {
+        return this.#rooms.scheduler.post(instanceId, () => ({ key: messageKey(), event: make(new Date().toISOString()) }));
+    }
+}
