@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport2025 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import type { TaskId } from '@modelcontextprotocol/ext-tasks/core' with { 'resolution-mode': 'import' };
 import { resultProblems, type Mined } from '../support/chainCheck';
@@ -291,5 +292,26 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         const status = structured(await old.callTool({ name: 'get_mining_result', arguments: { workflow_id: started.workflow_id } }));
         assert.equal(status.status, 'failed');
         assert.equal(status.reason, 'cancelled');
+    });
+
+    test('cross-era: a 2025-11-25 task is a task on the 2026 side with its ttl; a 2026 task is read as a 2025 task and cancelled with cancel_mining', async () => {
+        const old = await client2025();
+        const created = await old.request(
+            { method: 'tools/call', params: { name: 'start_mining', arguments: { difficulty: 12, blocks: 1 }, task: { ttl: 600_000 } } },
+            CreateTaskResultSchema
+        );
+        const session = await taskSession('alice');
+        const controller = session.task(await asTaskId(created.task.taskId));
+        assert.equal((await controller.snapshot()).retentionMs, 600_000, 'the ttl the 2025 task asked for');
+        await until(async () => (await controller.snapshot()).status === 'completed', 'the 2025 task completes on the 2026 side', 300_000, 250);
+        const outcome = await controller.result();
+        assert.equal(outcome.status, 'completed');
+
+        const mine = await session.callTool('start_mining', { difficulty: 30, blocks: 1 });
+        const taskId = mine.handle?.taskId as string;
+        assert.equal((await old.experimental.tasks.getTask(taskId)).status, 'working');
+        const cancelled = structured(await old.callTool({ name: 'cancel_mining', arguments: { workflow_id: taskId } }));
+        assert.ok(cancelled.status === 'failed' || cancelled.status === 'running', JSON.stringify(cancelled));
+        assert.equal((await mine.settle()).outcome.status, 'cancelled');
     });
 });
