@@ -1,12 +1,10 @@
-import { z } from 'zod';
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait } from './budgetedWait';
 import type { DurableStatusLike } from './durableStatus';
 import { keyedWorkflowId, newWorkflowId } from './ids';
 import type { StartRefusal } from './startRefusal';
-import { admitStart, checkWork, confirmStart, isWithdrawn, withdrawIfStarted } from './workCaps';
+import { admitStart, confirmStart, isWithdrawn, withdrawIfStarted } from './workCaps';
 import type { WorkflowDeps } from './workflowDeps';
-import { MINE_CHAIN, type MineChainInput } from '../orchestration/contracts';
 
 /**
  * A workflow a start may hand out; when the call started it, `confirmation` settles with the cap's
@@ -23,12 +21,20 @@ export const KEYED_START_CHECK_MS = 5_000;
 /** A status read of the caller's workflow: undefined when it is unknown or expired; rejects on a backend failure. */
 export type ReadWorkflow = (workflowId: string) => Promise<DurableStatusLike | undefined>;
 
-/** The arguments a workflow was started with, from its stored input (absent when the backend shows none). */
-const storedInputSchema = z.object({ difficulty: z.number(), blocks: z.number() });
+/** What to start: any orchestration of the app, with its input. */
+export interface StartRequest {
+    orchestrator: string;
+    /** The orchestration's input, stored with the workflow (plain JSON). */
+    input: Record<string, unknown>;
+    /** The fields of `input` that name the work: a keyed start finds a workflow only if they are the same. */
+    matchOn: readonly string[];
+}
 
-function sameArguments(durable: DurableStatusLike, input: MineChainInput): boolean {
-    const stored = storedInputSchema.safeParse(durable.input);
-    return stored.success && stored.data.difficulty === input.difficulty && stored.data.blocks === input.blocks;
+/** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */
+function sameArguments(durable: DurableStatusLike, request: StartRequest): boolean {
+    const stored = durable.input;
+    if (typeof stored !== 'object' || stored === null) return false;
+    return request.matchOn.every((field) => JSON.stringify((stored as Record<string, unknown>)[field]) === JSON.stringify(request.input[field]));
 }
 
 /**
@@ -47,20 +53,18 @@ function sameArguments(durable: DurableStatusLike, input: MineChainInput): boole
 export async function startOrFind(
     deps: WorkflowDeps,
     read: ReadWorkflow,
-    input: MineChainInput,
+    request: StartRequest,
     idempotencyKey: string | undefined
 ): Promise<Started | { refusal: StartRefusal }> {
-    const { log, tenant, config } = deps;
-    const tooMuch = checkWork(input.blocks, input.difficulty, config.maxWork);
-    if (tooMuch !== undefined) return { refusal: tooMuch };
+    const { log, tenant } = deps;
     if (idempotencyKey === undefined) {
         const refused = await admitStart(deps);
         if (refused !== undefined) return { refusal: refused };
         const workflowId = newWorkflowId(tenant);
         try {
-            await startNew(deps, workflowId, input);
+            await startNew(deps, workflowId, request);
         } catch (error) {
-            log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, error);
+            log.error(`start: could not start ${request.orchestrator} ${workflowId}`, error);
             // A start that timed out may still be applied: it must not run unseen and uncounted.
             await withdrawIfStarted(deps, workflowId);
             return { refusal: { kind: 'start_failed' } };
@@ -70,13 +74,13 @@ export async function startOrFind(
 
     const workflowId = keyedWorkflowId(tenant, idempotencyKey);
     const judge = (durable: DurableStatusLike): Started | { refusal: StartRefusal } =>
-        sameArguments(durable, input) ? { workflowId } : { refusal: { kind: 'key_reused' } };
+        sameArguments(durable, request) ? { workflowId } : { refusal: { kind: 'key_reused' } };
     try {
         const found = await read(workflowId);
         // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
         if (found !== undefined && !isWithdrawn(found)) return judge(found);
     } catch (error) {
-        log.error(`start_mining: status read for ${workflowId} failed`, error);
+        log.error(`start: status read for ${workflowId} failed`, error);
         return { refusal: { kind: 'unavailable' } };
     }
 
@@ -85,7 +89,7 @@ export async function startOrFind(
 
     let startError: unknown;
     try {
-        await startNew(deps, workflowId, input);
+        await startNew(deps, workflowId, request);
     } catch (error) {
         // Most likely another call with the same key started it first: the read below tells.
         startError = error;
@@ -94,7 +98,7 @@ export async function startOrFind(
         try {
             return await read(workflowId);
         } catch (error) {
-            log.warn(`start_mining: status read for ${workflowId} failed`, error);
+            log.warn(`start: status read for ${workflowId} failed`, error);
             return undefined;
         }
     };
@@ -108,13 +112,14 @@ export async function startOrFind(
         return 'refusal' in judged ? judged : { workflowId, confirmation: confirmStart(deps, workflowId) };
     }
     if (startError !== undefined) {
-        log.error(`start_mining: could not start ${MINE_CHAIN} ${workflowId}`, startError);
+        log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
         return { refusal: { kind: 'start_failed' } };
     }
-    log.error(`start_mining: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
+    log.error(`start: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
     return { refusal: { kind: 'unconfirmed' } };
 }
 
-async function startNew(deps: WorkflowDeps, workflowId: string, input: MineChainInput): Promise<void> {
-    await withTimeout(deps.client.startNew(MINE_CHAIN, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
+async function startNew(deps: WorkflowDeps, workflowId: string, request: StartRequest): Promise<void> {
+    const { orchestrator, input } = request;
+    await withTimeout(deps.client.startNew(orchestrator, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
 }

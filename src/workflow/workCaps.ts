@@ -1,15 +1,15 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { systemClock } from './budgetedWait';
-import { expectedAttempts, timeMs, type DurableStatusLike } from './durableStatus';
+import { timeMs, type DurableStatusLike } from './durableStatus';
 import { isNotFoundError } from './durableHttpError';
 import { isExpired, TTL_EXPIRED_REASON } from './expiry';
 import type { StartRefusal } from './startRefusal';
 import type { WorkflowDeps } from './workflowDeps';
 
 /**
- * The caps on what one caller (tenant) may commit, read from durable state so that they hold across
- * every instance of the app: MAX_WORK expected attempts for one call, MAX_ACTIVE_WORKFLOWS running
- * workflows at once. Running workflows are counted by listing the tenant's instances by id prefix on the
+ * The cap on what one caller (tenant) may have running, read from durable state so that it holds across
+ * every instance of the app: MAX_ACTIVE_WORKFLOWS running workflows at once (the cap on one call's work,
+ * MAX_WORK, is the tool's: it knows what its work costs). Running workflows are counted by listing the tenant's instances by id prefix on the
  * Durable management API (every workflow id starts with its tenant's tag, ids.ts).
  *
  * Racing starts: a start counts first (refused at the cap), starts, and then looks twice (SETTLE_MS and
@@ -51,12 +51,6 @@ export const WITHDRAW_ATTEMPTS = 3;
 /** The reason a withdrawn workflow is terminated with. */
 export const CAP_MARKER = 'max_active_workflows';
 export const CAP_WITHDRAW_REASON = `${CAP_MARKER}: withdrawn, the caller was over the cap when it started`;
-
-/** The refusal of a call over MAX_WORK, or undefined when it fits. */
-export function checkWork(blocks: number, difficulty: number, maxWork: number): StartRefusal | undefined {
-    const expected = expectedAttempts(blocks, difficulty);
-    return expected <= maxWork ? undefined : { kind: 'over_work', blocks, difficulty, expectedAttempts: expected, maxWork };
-}
 
 /**
  * The tenant's running workflows, counting up to `stopAt` (the count is exact below it). Bounded in pages
@@ -133,7 +127,7 @@ export async function admitStart(deps: WorkflowDeps): Promise<StartRefusal | und
     try {
         count = await countActiveWorkflows(deps, cap);
     } catch (error) {
-        deps.log.error('start_mining: counting running workflows failed', error);
+        deps.log.error('start: counting running workflows failed', error);
         return { kind: 'count_failed' };
     }
     return count >= cap ? { kind: 'at_cap', count, cap } : undefined;
@@ -154,7 +148,7 @@ export async function confirmStart(deps: WorkflowDeps, workflowId: string): Prom
         try {
             active = await listActiveWorkflows(deps, COUNT_MAX_PAGES * 100);
         } catch (error) {
-            deps.log.warn(`start_mining: a second count for ${workflowId} failed; the workflow is withdrawn`, error);
+            deps.log.warn(`start: a second count for ${workflowId} failed; the workflow is withdrawn`, error);
             await withdraw(deps, workflowId);
             return { kind: 'count_failed' };
         }
@@ -183,7 +177,7 @@ async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
             await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
             return;
         } catch (error) {
-            deps.log.error(`start_mining: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
+            deps.log.error(`start: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
         }
     }
 }
@@ -201,7 +195,7 @@ export async function withdrawIfStarted(deps: WorkflowDeps, workflowId: string):
             await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
             return;
         } catch (error) {
-            if (!isNotFoundError(error)) deps.log.warn(`start_mining: could not withdraw ${workflowId}, whose start failed`, error);
+            if (!isNotFoundError(error)) deps.log.warn(`start: could not withdraw ${workflowId}, whose start failed`, error);
         }
     }
 }

@@ -4,10 +4,9 @@ import { CANCEL_REASON, isTerminal, type DurableStatusLike } from './durableStat
 import { isNotFoundError } from './durableHttpError';
 import { isExpired } from './expiry';
 import { isTenantWorkflowId } from './ids';
-import { startOrFind, type Started } from './startOrFind';
+import { startOrFind, type Started, type StartRequest } from './startOrFind';
 import type { StartRefusal } from './startRefusal';
 import type { WorkflowDeps } from './workflowDeps';
-import type { MineChainInput } from '../orchestration/contracts';
 
 /**
  * The workflows of one caller (tenant): every tool, task method and resource of both protocol eras goes
@@ -84,9 +83,12 @@ export class WorkflowService {
         }
     }
 
-    /** Starts a MineChain for the caller, or with a key finds the one the key started (startOrFind.ts). */
-    start(input: MineChainInput, idempotencyKey: string | undefined): Promise<Started | { refusal: StartRefusal }> {
-        return startOrFind(this.deps, (id) => this.readRaw(id), input, idempotencyKey);
+    /**
+     * Starts an orchestration for the caller within MAX_ACTIVE_WORKFLOWS, or with a key finds the one the
+     * key started (startOrFind.ts).
+     */
+    start(request: StartRequest, idempotencyKey: string | undefined): Promise<Started | { refusal: StartRefusal }> {
+        return startOrFind(this.deps, (id) => this.readRaw(id), request, idempotencyKey);
     }
 
     /**

@@ -34,7 +34,20 @@ public sealed class NodeBridge(string baseUrl)
     {
         var request = new JObject { ["kind"] = kind, ["name"] = name, ["payload"] = payload, ["instanceId"] = instanceId };
         using var content = new StringContent(request.ToString(Formatting.None), Encoding.UTF8, "application/json");
-        using var response = await this.http.PostAsync("invoke", content);
+        HttpResponseMessage sent;
+        try
+        {
+            sent = await this.http.PostAsync("invoke", content);
+        }
+        catch (HttpRequestException error)
+        {
+            // The Node process is gone (killed, or exiting): this host goes with it, as the Functions host
+            // does with its worker in a crash, so that the work item is delivered again instead of being
+            // recorded as a failure of the app's function.
+            Environment.FailFast($"The Node process that runs the app cannot be reached: {error.Message}");
+            throw;
+        }
+        using var response = sent;
         response.EnsureSuccessStatusCode();
         var answer = JObject.Parse(await response.Content.ReadAsStringAsync());
         if (answer.Value<bool>("ok")) return answer["result"] ?? JValue.CreateNull();

@@ -9,7 +9,8 @@ import type { ToolDefinition } from './toolDefinition';
 import { systemClock } from '../../workflow/budgetedWait';
 import { expectedAttempts } from '../../workflow/durableStatus';
 import type { StartRefusal } from '../../workflow/startRefusal';
-import { NONCE_RANGE_SIZE, type MineChainInput } from '../../orchestration/contracts';
+import { MINE_CHAIN, NONCE_RANGE_SIZE, type MineChainInput } from '../../orchestration/contracts';
+import type { StartRequest } from '../../workflow/startOrFind';
 
 export function startMiningDescription(waitBudgetSeconds: number): string {
     return (
@@ -105,8 +106,9 @@ export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput
             guarded('start_mining', log, async () => {
                 const clock = deps.clock ?? systemClock;
                 const calledAt = clock.now();
-                const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE };
-                const started = await workflows.start(input, idempotency_key);
+                const tooMuch = checkWork(blocks, difficulty, config.maxWork);
+                if (tooMuch !== undefined) return toolError(refusalText(tooMuch));
+                const started = await workflows.start(mineChainStart({ difficulty, blocks, range_size: NONCE_RANGE_SIZE }), idempotency_key);
                 if ('refusal' in started) return toolError(refusalText(started.refusal));
                 const { workflowId } = started;
                 // The cap's second look runs during the wait; a withdrawal ends the wait.
@@ -152,8 +154,10 @@ export async function startMiningTask(deps: ToolDeps, args: StartMiningArgs, req
     const { difficulty, blocks, idempotency_key } = args;
     const ttlMs = requestedTtlMs(requestedTtl);
     if (ttlMs === null) return { error: TTL_REFUSED };
+    const tooMuch = checkWork(blocks, difficulty, deps.config.maxWork);
+    if (tooMuch !== undefined) return { error: refusalText(tooMuch) };
     const input: MineChainInput = { difficulty, blocks, range_size: NONCE_RANGE_SIZE, ...(ttlMs === undefined ? {} : { task_ttl_ms: ttlMs }) };
-    const started = await deps.workflows.start(input, idempotency_key);
+    const started = await deps.workflows.start(mineChainStart(input), idempotency_key);
     if ('refusal' in started) return { error: refusalText(started.refusal) };
     const refusal = await started.confirmation;
     if (refusal !== undefined) return { error: refusalText(refusal) };
@@ -171,4 +175,15 @@ function requestedTtlMs(ttl: number | undefined): number | undefined | null {
     if (ttl === undefined) return undefined;
     if (!Number.isFinite(ttl) || ttl <= 0) return null;
     return Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER);
+}
+
+/** A MineChain start: an idempotency key finds a workflow only with the same difficulty and blocks. */
+function mineChainStart(input: MineChainInput): StartRequest {
+    return { orchestrator: MINE_CHAIN, input: { ...input }, matchOn: ['difficulty', 'blocks'] };
+}
+
+/** The refusal of a call over MAX_WORK (blocks × 2^difficulty expected attempts), or undefined when it fits. */
+export function checkWork(blocks: number, difficulty: number, maxWork: number): StartRefusal | undefined {
+    const expected = expectedAttempts(blocks, difficulty);
+    return expected <= maxWork ? undefined : { kind: 'over_work', blocks, difficulty, expectedAttempts: expected, maxWork };
 }
