@@ -2,9 +2,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from './deps';
 import { BACKEND_UNAVAILABLE } from './refusalText';
-import { toWorkflowStatus } from './statusObjects';
 import { WORKFLOW_URI_TEMPLATE } from './workflowLink';
-import { WorkflowUnavailableError } from '../workflow/workflowService';
+import { readWorkflowResource } from './workflowResource';
 
 /**
  * The workflow resource: `mining://workflows/{workflow_id}` reads as the status JSON that
@@ -32,19 +31,9 @@ export function registerWorkflowResource(server: McpServer, deps: ToolDeps): voi
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
         WORKFLOW_RESOURCE_METADATA,
         async (uri, variables) => {
-            const workflowId = variables.workflow_id;
-            if (typeof workflowId !== 'string') throw resourceNotFound(uri);
-            let durable;
-            try {
-                // Another tenant's workflow, or an expired one, is unknown like a missing one.
-                durable = await deps.workflows.read(workflowId);
-            } catch (error) {
-                if (error instanceof WorkflowUnavailableError) throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
-                throw error;
-            }
-            if (durable === undefined) throw resourceNotFound(uri);
-            const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
-            return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
+            const read = await readWorkflowResource(deps, uri, variables.workflow_id);
+            if ('contents' in read) return read;
+            throw read.failure === 'not_found' ? resourceNotFound(uri) : new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
         }
     );
 }

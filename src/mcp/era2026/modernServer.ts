@@ -12,12 +12,12 @@ import { getMiningResultTool } from '../tools/getMiningResult';
 import { startMiningTask, startMiningTool, type StartMiningArgs } from '../tools/startMining';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { WORKFLOW_URI_TEMPLATE } from '../workflowLink';
+import { readWorkflowResource } from '../workflowResource';
 import { toolCallOf } from './callExtra';
 import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
-import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 /**
  * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resource as the
@@ -113,18 +113,10 @@ export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
         WORKFLOW_RESOURCE_METADATA,
         async (uri, variables) => {
-            const workflowId = variables.workflow_id;
-            let durable;
-            try {
-                // Another tenant's workflow, or an expired one, is unknown like a missing one.
-                durable = typeof workflowId === 'string' ? await deps.workflows.read(workflowId) : undefined;
-            } catch (error) {
-                if (error instanceof WorkflowUnavailableError) throw new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE);
-                throw error;
-            }
-            if (durable === undefined || typeof workflowId !== 'string') throw new ResourceNotFoundError(uri.href);
-            const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
-            return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
+            const read = await readWorkflowResource(deps, uri, variables.workflow_id);
+            if ('contents' in read) return read;
+            if (read.failure === 'not_found') throw new ResourceNotFoundError(uri.href);
+            throw new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE);
         }
     );
 
