@@ -7,6 +7,7 @@ import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import type { TaskId } from '@modelcontextprotocol/ext-tasks/core' with { 'resolution-mode': 'import' };
 import { resultProblems, type Mined } from '../support/chainCheck';
+import { CHAIN_25 } from '../support/expectedChains';
 import { pollUntilDone } from '../support/polling';
 import { envelope2026, postRaw2026, PROTOCOL_2026 } from '../support/raw2026';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
@@ -148,7 +149,9 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
     test('pinned to 2026-07-28: a run past the wait budget answers running, with progress on the way, and polls to completed', async () => {
         const { client } = await pinned2026();
         const progress: number[] = [];
-        const difficulty = 23;
+        // A known chain (CHAIN_25 in test/support/expectedChains.ts): its first two blocks take 76.7 M attempts,
+        // several seconds even on an idle machine, so the call outlasts its 3 s budget whatever the nonces.
+        const difficulty = 25;
         const blocks = 2;
         const result = await client.callTool(
             { name: 'start_mining', arguments: { difficulty, blocks } },
@@ -163,6 +166,8 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         );
         assert.equal(done.status, 'completed');
         assert.deepEqual(resultProblems(done.result, difficulty, blocks), []);
+        const mined = (done.result as { blocks: Array<{ nonce: number }> }).blocks.map((b) => b.nonce);
+        assert.deepEqual(mined, CHAIN_25.slice(0, blocks).map((b) => b.nonce));
     });
 
     test("with 'auto' negotiation SDK v2 now lands on 2026-07-28; by default it still speaks 2025-11-25, whose initialize has no Tasks extension", async () => {
