@@ -1,11 +1,12 @@
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { getConfig } from '../config';
-import { callerTenant, isPlatformAuthEnabled } from '../mcp/caller';
-import { toResponseInit, toWebRequest } from '../mcp/functionsHttp';
-import { internalError, serveMcpRequest } from '../mcp/httpEndpoint';
-import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/originCheck';
-import { buildMcpServer } from '../mcp/server';
+import { callerTenant, isPlatformAuthEnabled } from '../mcp/http/caller';
+import { toResponseInit, toWebRequest } from '../mcp/http/functionsHttp';
+import { serveMcpRequest } from '../mcp/era2025/endpoint';
+import { internalError } from '../mcp/http/errorResponses';
+import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/http/originCheck';
+import { buildMcpServer } from '../mcp/era2025/server';
 import { serveByEra } from '../mcp/era2026/eraRouter';
 import { serveModernRequest } from '../mcp/era2026/modernEndpoint';
 import { buildModernServer } from '../mcp/era2026/modernServer';

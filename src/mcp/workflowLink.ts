@@ -1,6 +1,6 @@
 /**
  * The workflow resource's address, `mining://workflows/{workflow_id}`, and the resource_link that running
- * and completed answers carry to it (the resource itself is registered in resources.ts).
+ * and completed answers carry to it (the resource itself is read by workflowResource.ts and registered by each era's server).
  */
 
 export const WORKFLOW_URI_TEMPLATE = 'mining://workflows/{workflow_id}';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callerTenant, isPlatformAuthEnabled } from '../../src/mcp/caller';
+import { callerTenant, isPlatformAuthEnabled } from '../../src/mcp/http/caller';
 import { principalTenant, SHARED_TENANT } from '../../src/workflow/tenant';
 
 const principal = { 'x-ms-client-principal-id': 'alice-oid', 'x-ms-client-principal-idp': 'aad' };

@@ -5,9 +5,9 @@ import { HttpRequest } from '@azure/functions';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { toResponseInit, toWebRequest } from '../../src/mcp/functionsHttp';
-import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
-import { buildMcpServer } from '../../src/mcp/server';
+import { toResponseInit, toWebRequest } from '../../src/mcp/http/functionsHttp';
+import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';
 
 const URL_ = 'http://localhost:7071/api/mcp';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config';
-import { checkOrigin, FOREIGN_HOST, FOREIGN_ORIGIN, isLoopbackName, type OriginPolicy } from '../../src/mcp/originCheck';
+import { checkOrigin, FOREIGN_HOST, FOREIGN_ORIGIN, isLoopbackName, type OriginPolicy } from '../../src/mcp/http/originCheck';
 
 /** Origin and Host validation of /api/mcp: browsers' pages of other origins and rebound host names are refused. */
 

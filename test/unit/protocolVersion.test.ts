@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { errorsSaidOnce } from '../../src/mcp/errorsSaidOnce';
-import { requestProtocolVersion, resourceLinksAllowed, resultForClient } from '../../src/mcp/protocolVersion';
-import { rpcError, withoutRepeatedPrefix } from '../../src/mcp/rpcError';
+import { errorsSaidOnce } from '../../src/mcp/era2025/errorsSaidOnce';
+import { requestProtocolVersion, resourceLinksAllowed, resultForClient } from '../../src/mcp/era2025/protocolVersion';
+import { rpcError, withoutRepeatedPrefix } from '../../src/mcp/era2025/rpcError';
 
 const overHttp = (headers: Record<string, string>) => ({ requestInfo: { headers } });
 

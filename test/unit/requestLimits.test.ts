@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { serveMcpRequest } from '../../src/mcp/httpEndpoint';
-import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/requestLimits';
-import { buildMcpServer } from '../../src/mcp/server';
+import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/http/requestLimits';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';
 

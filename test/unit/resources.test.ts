@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { anyStatusSchema } from '../../src/mcp/outputSchemas';
 import { truncateStatus } from '../../src/mcp/truncate';
 import type { MiningResult } from '../../src/orchestration/contracts';

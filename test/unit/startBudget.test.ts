@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { SHARED_TENANT } from '../../src/workflow/tenant';

@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
 import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import type { InstanceQuery, WorkflowClient } from '../../src/workflow/workflowClient';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';

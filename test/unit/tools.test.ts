@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress as McpProgress } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';

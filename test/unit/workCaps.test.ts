@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { buildMcpServer } from '../../src/mcp/server';
+import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, COUNT_MAX_PAGES } from '../../src/workflow/workCaps';
 import { checkWork } from '../../src/mcp/tools/startMining';
 import { COUNT_FAILED, refusalText } from '../../src/mcp/refusalText';

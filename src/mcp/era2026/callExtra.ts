@@ -1,6 +1,6 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Log } from '../deps';
-import { progressReporter } from '../progress';
+import { progressReporter } from '../era2025/progress';
 import type { ToolCall } from '../tools/toolDefinition';
 
 /** What a tool's handler gets of its request (tools/toolDefinition.ts), from SDK v2's handler context. */

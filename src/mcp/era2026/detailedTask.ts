@@ -1,10 +1,10 @@
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { toTask, toTaskResult, type TaskMappingOptions } from '../tasks/taskMapping';
+import { toTask, toTaskResult, type TaskMappingOptions } from '../era2025/tasks/taskMapping';
 import type { DurableStatusLike } from '../../workflow/durableStatus';
 
 /**
  * A MineChain orchestration as a task of the 2026-07-28 Tasks extension. The mapping of statuses is the
- * one the 2025-11-25 tasks use (../tasks/taskMapping.ts: a failed workflow is a completed task whose
+ * one the 2025-11-25 tasks use (../era2025/tasks/taskMapping.ts: a failed workflow is a completed task whose
  * result says isError, an ended-from-outside one is cancelled); only the field names and the inlined
  * result differ. Pure.
  */

@@ -1,7 +1,7 @@
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import type { Log } from '../deps';
-import { bodyTooLarge, methodNotAllowed, nestedTooDeep } from '../httpEndpoint';
-import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../requestLimits';
+import { bodyTooLarge, methodNotAllowed, nestedTooDeep } from '../http/errorResponses';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../http/requestLimits';
 
 /**
  * Serves one 2026-07-28 request with SDK v2's createMcpHandler, 2025-era traffic refused (it is routed

@@ -1,11 +1,11 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { WORKFLOW_RESOURCE_METADATA, WORKFLOW_RESOURCE_NAME } from '../resources';
-import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../server';
+import { WORKFLOW_RESOURCE_METADATA, WORKFLOW_RESOURCE_NAME } from '../era2025/resources';
+import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../era2025/server';
 import { progressMessage } from '../progressMessage';
 import { running, toWorkflowStatus } from '../statusObjects';
-import { toTask } from '../tasks/taskMapping';
+import { toTask } from '../era2025/tasks/taskMapping';
 import { statusResult, toolError } from '../toolResults';
 import { cancelMiningTool } from '../tools/cancelMining';
 import { getMiningResultTool } from '../tools/getMiningResult';
@@ -21,7 +21,7 @@ import type { WorkflowDeps } from '../../workflow/workflowDeps';
 
 /**
  * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resource as the
- * 2025-era server (../server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per
+ * 2025-era server (../era2025/server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per
  * request, holding nothing another request would need.
  */
 

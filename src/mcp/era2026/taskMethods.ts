@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
 import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { TASK_NOT_FOUND } from '../tasks/durableTaskStore';
+import { TASK_NOT_FOUND } from '../era2025/tasks/durableTaskStore';
 import { detailedTaskOf } from './detailedTask';
 import { requireTasksDeclared } from './tasksExtension';
 import type { DurableStatusLike } from '../../workflow/durableStatus';

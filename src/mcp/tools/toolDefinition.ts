@@ -4,7 +4,7 @@ import type { Progress } from '../../orchestration/contracts';
 
 /**
  * A tool as both protocol eras serve it: its contract (name, schemas, annotations, description) beside
- * its handler. Each era's server registers these (server.ts for the 2025 era), so a change to a tool is
+ * its handler. Each era's server registers these (era2025/server.ts and era2026/modernServer.ts), so a change to a tool is
  * made once.
  */
 

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Config } from '../../../src/config';
-import { buildMcpServer } from '../../../src/mcp/server';
+import { buildMcpServer } from '../../../src/mcp/era2025/server';
 import { SHARED_TENANT } from '../../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './fakes';
 import type { MemoryBackend } from './memoryBackend';

@@ -1,8 +1,8 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Progress } from '../orchestration/contracts';
-import type { Log } from './deps';
-import { progressMessage } from './progressMessage';
+import type { Progress } from '../../orchestration/contracts';
+import type { Log } from '../deps';
+import { progressMessage } from '../progressMessage';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

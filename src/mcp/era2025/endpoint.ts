@@ -1,52 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Log } from './deps';
+import type { Log } from '../deps';
 import { errorsSaidOnce } from './errorsSaidOnce';
-import { checkMessage } from './messageChecks';
-import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from './requestLimits';
+import { checkMessage } from '../http/messageChecks';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../http/requestLimits';
+import { bodyTooLarge, internalError, JSON_HEADERS, jsonRpcError, methodNotAllowed, nestedTooDeep } from '../http/errorResponses';
 
 /**
- * Stateless Streamable HTTP over web-standard Request/Response: one fresh server and transport per
- * request (the SDK refuses to reuse a stateless transport), in SSE mode so that progress
+ * The 2025-era endpoint: stateless Streamable HTTP over web-standard Request/Response, one fresh server
+ * and transport per request (the SDK refuses to reuse a stateless transport), in SSE mode so that progress
  * notifications reach the client on the response stream. Knows nothing of Azure Functions.
  */
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
-        status,
-        headers: { ...JSON_HEADERS, ...headers },
-    });
-}
-
-/**
- * GET would open a standalone SSE stream that a stateless server can never write to (it idles until
- * the platform timeout), and DELETE has no session to end: both get 405, which clients accept.
- */
-export function methodNotAllowed(): Response {
-    return jsonRpcError(405, -32000, 'Method not allowed: this stateless MCP endpoint accepts POST only.', { Allow: 'POST' });
-}
-
-/** The answer to an unexpected failure: a JSON-RPC internal error, details only in the log. */
-export function internalError(): Response {
-    return jsonRpcError(500, -32603, 'Internal error: the MCP endpoint failed unexpectedly. Try again.');
-}
-
-/** 413, whatever the host's own (much larger) limit: no MCP message comes near it. */
-export function bodyTooLarge(): Response {
-    return jsonRpcError(413, -32000, `Payload Too Large: the request body must not exceed ${MAX_REQUEST_BODY_BYTES} bytes.`);
-}
-
-/** 400 for JSON nested absurdly deep, before anything recursive walks it. */
-export function nestedTooDeep(): Response {
-    return jsonRpcError(400, -32600, `Invalid Request: JSON must not nest deeper than ${MAX_JSON_DEPTH} levels.`);
-}
-
-/**
- * Whether the transport would get past its Accept and Content-Type checks: only then are the message
- * checks applied, so a wrong header still gets the transport's 406 or 415 rather than a message error.
- */
 function headersLookRight(headers: Headers): boolean {
     const accept = headers.get('accept') ?? '';
     const type = (headers.get('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase();

@@ -1,19 +1,19 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { ToolDeps } from './deps';
+import type { ToolDeps } from '../deps';
 import { progressReporter } from './progress';
 import { registerWorkflowResource } from './resources';
 import { registerBoundedTaskResult } from './tasks/boundedTaskResult';
 import { DurableTaskStore } from './tasks/durableTaskStore';
 import { registerStartMiningTaskTool } from './tasks/taskTool';
-import { cancelMiningTool } from './tools/cancelMining';
-import { getMiningResultTool } from './tools/getMiningResult';
-import { startMiningTool } from './tools/startMining';
-import type { ToolDefinition } from './tools/toolDefinition';
+import { cancelMiningTool } from '../tools/cancelMining';
+import { getMiningResultTool } from '../tools/getMiningResult';
+import { startMiningTool } from '../tools/startMining';
+import type { ToolDefinition } from '../tools/toolDefinition';
 import { answerToolCalls, type CallableTool } from './toolCalls';
-import type { WorkflowDeps } from '../workflow/workflowDeps';
-import { WorkflowService } from '../workflow/workflowService';
+import type { WorkflowDeps } from '../../workflow/workflowDeps';
+import { WorkflowService } from '../../workflow/workflowService';
 
 export const SERVER_INFO = { name: 'mcp-durable-mining', version: '0.1.0' };
 

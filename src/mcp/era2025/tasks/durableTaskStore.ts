@@ -1,11 +1,11 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDeps } from '../deps';
-import { BACKEND_UNAVAILABLE } from '../refusalText';
+import type { ToolDeps } from '../../deps';
+import { BACKEND_UNAVAILABLE } from '../../refusalText';
 import { toTask, toTaskResult, type TaskMappingOptions } from './taskMapping';
 import { decodeListCursor, encodeListCursor } from './listCursor';
-import { isTerminal, type DurableStatusLike } from '../../workflow/durableStatus';
-import { WorkflowUnavailableError } from '../../workflow/workflowService';
+import { isTerminal, type DurableStatusLike } from '../../../workflow/durableStatus';
+import { WorkflowUnavailableError } from '../../../workflow/workflowService';
 
 /**
  * The MCP TaskStore (2025-11-25) over the workflow service: a task is a MineChain orchestration, its id

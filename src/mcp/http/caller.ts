@@ -1,4 +1,4 @@
-import { principalTenant, SHARED_TENANT, type Tenant } from '../workflow/tenant';
+import { principalTenant, SHARED_TENANT, type Tenant } from '../../workflow/tenant';
 
 /**
  * Who is calling, from the request as App Service Authentication (Easy Auth) leaves it. When it is on,

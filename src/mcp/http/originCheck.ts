@@ -1,4 +1,4 @@
-import { normalizeOrigin } from '../config';
+import { normalizeOrigin } from '../../config';
 
 /**
  * Origin and Host validation for /api/mcp (the MCP Streamable HTTP transport: servers MUST validate

@@ -1,10 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isTerminal } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, GetTaskPayloadRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDeps } from '../deps';
+import type { ToolDeps } from '../../deps';
 import { TASK_NOT_FOUND, type DurableTaskStore } from './durableTaskStore';
-import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { budgetedWait, systemClock } from '../../workflow/budgetedWait';
+import { BACKEND_UNAVAILABLE } from '../../refusalText';
+import { budgetedWait, systemClock } from '../../../workflow/budgetedWait';
 
 /**
  * tasks/result with a bound. SDK 1.32's own handler waits inside the request until the task ends, with

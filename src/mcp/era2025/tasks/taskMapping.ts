@@ -1,9 +1,9 @@
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { progressMessage } from '../progressMessage';
-import { toWorkflowStatus, type WorkflowStatus } from '../statusObjects';
-import { statusResult } from '../toolResults';
-import { expectedAttemptsOf, timeMs, type DurableStatusLike } from '../../workflow/durableStatus';
-import { taskTtlMs } from '../../workflow/expiry';
+import { progressMessage } from '../../progressMessage';
+import { toWorkflowStatus, type WorkflowStatus } from '../../statusObjects';
+import { statusResult } from '../../toolResults';
+import { expectedAttemptsOf, timeMs, type DurableStatusLike } from '../../../workflow/durableStatus';
+import { taskTtlMs } from '../../../workflow/expiry';
 
 /**
  * A MineChain orchestration seen as an MCP task (2025-11-25). Pure: the task store reads the Durable

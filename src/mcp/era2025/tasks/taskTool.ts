@@ -1,10 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDeps } from '../deps';
+import type { ToolDeps } from '../../deps';
 import { progressReporter, type ToolExtra } from '../progress';
-import { progressMessage } from '../progressMessage';
-import type { ToolDefinition } from '../tools/toolDefinition';
-import { startMiningTask, type StartMiningArgs, type StartMiningInput } from '../tools/startMining';
+import { progressMessage } from '../../progressMessage';
+import type { ToolDefinition } from '../../tools/toolDefinition';
+import { startMiningTask, type StartMiningArgs, type StartMiningInput } from '../../tools/startMining';
 import type { DurableTaskStore } from './durableTaskStore';
 import type { CallableTool } from '../toolCalls';
 
@@ -12,7 +12,7 @@ import type { CallableTool } from '../toolCalls';
  * start_mining on the 2025-era server, a task tool with taskSupport 'optional' (MCP Tasks, 2025-11-25). A
  * task-augmented call starts the workflow and answers at once with the task, whose id is the workflow id;
  * the client then polls with tasks/get and fetches the answer with tasks/result. A plain call keeps the
- * budgeted wait of the tool's own handler: toolCalls.ts answers it with `plainCall`, not with SDK 1.32's
+ * budgeted wait of the tool's own handler: ../toolCalls.ts answers it with `plainCall`, not with SDK 1.32's
  * unbounded automatic task polling. Both start through the workflow service, so
  * an idempotency_key dedupes either way: the task id of a keyed call is the keyed workflow id.
  */
@@ -27,7 +27,7 @@ export function registerStartMiningTaskTool(
     async function createTask(rawArgs: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
         const args: StartMiningArgs = tool.inputSchema.parse(rawArgs);
         const started = await startMiningTask(deps, args, extra.taskRequestedTtl ?? undefined);
-        // Thrown, it is the JSON-RPC error of the tools/call (toolCalls.ts), with this message: no task exists.
+        // Thrown, it is the JSON-RPC error of the tools/call (../toolCalls.ts), with this message: no task exists.
         if ('error' in started) throw new Error(started.error);
         const { workflowId, ttlMs } = started;
         // What the run costs, in the answer that commits it (a Task has no field of its own for it).
@@ -73,7 +73,7 @@ export function registerStartMiningTaskTool(
             getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
         }
     );
-    // Arguments arrive validated by toolCalls.ts against the same schema.
+    // Arguments arrive validated by ../toolCalls.ts against the same schema.
     const plainCall = async (args: unknown, extra: ToolExtra): Promise<CallToolResult> =>
         tool.call(args as StartMiningArgs, { signal: extra.signal, reportProgress: progressReporter(extra, log) }) as Promise<CallToolResult>;
     return { registered, plainCall };

@@ -1,9 +1,9 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDeps } from './deps';
-import { BACKEND_UNAVAILABLE } from './refusalText';
-import { WORKFLOW_URI_TEMPLATE } from './workflowLink';
-import { readWorkflowResource } from './workflowResource';
+import type { ToolDeps } from '../deps';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { WORKFLOW_URI_TEMPLATE } from '../workflowLink';
+import { readWorkflowResource } from '../workflowResource';
 
 /**
  * The workflow resource: `mining://workflows/{workflow_id}` reads as the status JSON that
