@@ -111,7 +111,7 @@ export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput
                 const started = await workflows.start(mineChainStart({ difficulty, blocks, range_size: NONCE_RANGE_SIZE }), idempotency_key);
                 if ('refusal' in started) return toolError(refusalText(started.refusal));
                 const { workflowId } = started;
-                // The cap's second look runs during the wait; a withdrawal ends the wait.
+                // The cap's two looks (workCaps.ts) run during the wait; a withdrawal ends the wait.
                 const withdrawn = new AbortController();
                 let refusal: StartRefusal | undefined;
                 const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
@@ -146,7 +146,7 @@ export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput
 export type TaskStart = { workflowId: string; ttlMs: number | undefined; expectedAttempts: number } | { error: string };
 
 /**
- * start_mining as a task (either era's Tasks): starts the workflow, waits for the cap's second look, and
+ * start_mining as a task (either era's Tasks): starts the workflow, waits for the cap's two looks, and
  * answers the workflow id the task is, before any answer is sent, so the task exists durably. The ttl is
  * stored in the workflow's input. An idempotency_key dedupes as in a plain call.
  */
