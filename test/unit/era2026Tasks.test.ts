@@ -48,19 +48,9 @@ function errorCodeOf(answer: JsonRpcAnswer): number | undefined {
     return answer.kind === 'error' ? answer.error.code : undefined;
 }
 
-function seed(backend: MemoryBackend, id: string, change: Partial<DurableStatusLike> = {}): string {
-    backend.instances.set(id, {
-        instanceId: id,
-        runtimeStatus: 'Running',
-        input: { difficulty: 12, blocks: 4 },
-        output: null,
-        customStatus: { blocks_done: 1, blocks_total: 4 },
-        createdTime: new Date(backend.now),
-        lastUpdatedTime: new Date(backend.now),
-        ...change,
-    });
-    return id;
-}
+/** A running instance that has published its progress. */
+const seed = (backend: MemoryBackend, id: string, change: Partial<DurableStatusLike> = {}): string =>
+    backend.seed(id, { customStatus: { blocks_done: 1, blocks_total: 4 }, ...change });
 
 describe('the Tasks extension (2026-07-28) over the durable backend', () => {
     it('start_mining answers a declaring client with the flat task, whose workflow exists before the answer, ttl in its input', async () => {

@@ -36,19 +36,7 @@ async function connect(backend: MemoryBackend, tenant: Tenant = SHARED_TENANT, c
 }
 
 /** An instance of `tenant` as the backend would hold it. */
-function seed(backend: MemoryBackend, id: string, change: Partial<DurableStatusLike> = {}): string {
-    backend.instances.set(id, {
-        instanceId: id,
-        runtimeStatus: 'Running',
-        input: { difficulty: 12, blocks: 4 },
-        output: null,
-        customStatus: null,
-        createdTime: new Date(backend.now),
-        lastUpdatedTime: new Date(backend.now),
-        ...change,
-    });
-    return id;
-}
+const seed = (backend: MemoryBackend, id: string, change: Partial<DurableStatusLike> = {}): string => backend.seed(id, change);
 
 async function rejectsWith(promise: Promise<unknown>, code: number, message: RegExp): Promise<void> {
     await assert.rejects(promise, (error: unknown) => {

@@ -17,6 +17,11 @@ function resourceNotFound(uri: URL): McpError {
     return new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`);
 }
 
+const RESOURCE_ERRORS = {
+    notFound: resourceNotFound,
+    unavailable: () => new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE),
+};
+
 /** How the resource template is listed, for both eras' servers. */
 export const WORKFLOW_RESOURCE_NAME = 'mining-workflow';
 export const WORKFLOW_RESOURCE_METADATA = {
@@ -30,10 +35,6 @@ export function registerWorkflowResource(server: McpServer, deps: ToolDeps): voi
         WORKFLOW_RESOURCE_NAME,
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
         WORKFLOW_RESOURCE_METADATA,
-        async (uri, variables) => {
-            const read = await readWorkflowResource(deps, uri, variables.workflow_id);
-            if ('contents' in read) return read;
-            throw read.failure === 'not_found' ? resourceNotFound(uri) : new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
-        }
+        (uri, variables) => readWorkflowResource(deps, uri, variables.workflow_id, RESOURCE_ERRORS)
     );
 }

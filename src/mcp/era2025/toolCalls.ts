@@ -5,6 +5,7 @@ import { CallToolRequestSchema, ErrorCode, type CallToolResult, type CreateTaskR
 import type { ToolExtra } from './progress';
 import { resultForClient } from './protocolVersion';
 import { errorCode, rpcError, withoutRepeatedPrefix } from './rpcError';
+import { toolError } from '../toolResults';
 
 /**
  * The server's tools/call handler, installed with the Server's public setRequestHandler over the one
@@ -54,10 +55,6 @@ function messageOf(error: unknown): string {
     return withoutRepeatedPrefix(error instanceof Error ? error.message : String(error));
 }
 
-function toolError(message: string): CallToolResult {
-    return { content: [{ type: 'text', text: message }], isError: true };
-}
-
 async function parseArguments(name: string, tool: RegisteredTool, args: unknown): Promise<{ args: unknown } | { error: string }> {
     if (tool.inputSchema === undefined) return { args: undefined };
     const parsed = await safeParseAsync(tool.inputSchema, args ?? {});
@@ -78,15 +75,15 @@ async function outputError(name: string, tool: RegisteredTool, result: CallToolR
 
 async function plainCall(name: string, tool: CallableTool, plain: ToolCallback, rawArgs: unknown, extra: ToolExtra): Promise<CallToolResult> {
     const parsed = await parseArguments(name, tool.registered, rawArgs);
-    if ('error' in parsed) return toolError(parsed.error);
+    if ('error' in parsed) return toolError(parsed.error) as CallToolResult;
     let result: CallToolResult;
     try {
         result = await plain(parsed.args, extra);
     } catch (error) {
-        return toolError(messageOf(error));
+        return toolError(messageOf(error)) as CallToolResult;
     }
     const invalid = await outputError(name, tool.registered, result);
-    return invalid === undefined ? resultForClient(result, extra) : toolError(invalid);
+    return invalid === undefined ? resultForClient(result, extra) : (toolError(invalid) as CallToolResult);
 }
 
 async function taskCall(name: string, tool: CallableTool, createTask: CreateTask, rawArgs: unknown, extra: ToolExtra): Promise<CreateTaskResult> {

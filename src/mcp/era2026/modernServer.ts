@@ -25,6 +25,12 @@ import type { WorkflowDeps } from '../../workflow/workflowDeps';
  * request, holding nothing another request would need.
  */
 
+/** The resource's two failures, as SDK v2 says them (a missing resource is -32602 in 2026-07-28). */
+const RESOURCE_ERRORS = {
+    notFound: (uri: URL) => new ResourceNotFoundError(uri.href),
+    unavailable: () => new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE),
+};
+
 /**
  * How long a workflow started as a 2026 task is kept (its ttlMs; the extension lets the server choose).
  * Stored in the orchestration input, as a 2025-11-25 task's requested ttl is (../../workflow/expiry.ts).
@@ -112,12 +118,7 @@ export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
         WORKFLOW_RESOURCE_NAME,
         new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
         WORKFLOW_RESOURCE_METADATA,
-        async (uri, variables) => {
-            const read = await readWorkflowResource(deps, uri, variables.workflow_id);
-            if ('contents' in read) return read;
-            if (read.failure === 'not_found') throw new ResourceNotFoundError(uri.href);
-            throw new ProtocolError(ProtocolErrorCode.InternalError, BACKEND_UNAVAILABLE);
-        }
+        (uri, variables) => readWorkflowResource(deps, uri, variables.workflow_id, RESOURCE_ERRORS)
     );
 
     registerTaskMethods(server, deps);

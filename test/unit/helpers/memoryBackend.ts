@@ -96,6 +96,21 @@ export class MemoryBackend implements WorkflowClient {
     /** Ids whose purge was asked while they still ran (the real extension refuses it with 412). */
     readonly purgedWhileRunning: string[] = [];
 
+    /** Puts a running MineChain instance (4 blocks at difficulty 12, created now) with `change` in; answers its id. */
+    seed(instanceId: string, change: Partial<DurableStatusLike> = {}): string {
+        this.instances.set(instanceId, {
+            instanceId,
+            runtimeStatus: 'Running',
+            input: { difficulty: 12, blocks: 4 },
+            output: null,
+            customStatus: null,
+            createdTime: new Date(this.now),
+            lastUpdatedTime: new Date(this.now),
+            ...change,
+        });
+        return instanceId;
+    }
+
     /** Changes an instance as the orchestration would. */
     set(instanceId: string, change: Partial<DurableStatusLike>): void {
         const found = this.instances.get(instanceId);

@@ -5,7 +5,7 @@ import { progressReporter, type ToolExtra } from '../progress';
 import { progressMessage } from '../../progressMessage';
 import type { ToolDefinition } from '../../tools/toolDefinition';
 import { startMiningTask, type StartMiningArgs, type StartMiningInput } from '../../tools/startMining';
-import type { DurableTaskStore } from './durableTaskStore';
+import { TASK_NOT_FOUND, type DurableTaskStore } from './durableTaskStore';
 import type { CallableTool } from '../toolCalls';
 
 /**
@@ -67,7 +67,7 @@ export function registerStartMiningTaskTool(
             // SDK 1.32 answers tasks/get and tasks/result from the task store and never calls these two.
             getTask: async (_args, extra) => {
                 const task = await taskStore.getTask(extra.taskId);
-                if (task === null) throw new Error('Task not found');
+                if (task === null) throw new Error(TASK_NOT_FOUND);
                 return task;
             },
             getTaskResult: (_args, extra) => taskStore.getTaskResult(extra.taskId),
