@@ -3,9 +3,8 @@ import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { WORKFLOW_RESOURCE_METADATA, WORKFLOW_RESOURCE_NAME } from '../era2025/resources';
 import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../era2025/server';
-import { progressMessage } from '../progressMessage';
 import { running, toWorkflowStatus } from '../statusObjects';
-import { toTask } from '../era2025/tasks/taskMapping';
+import { taskAsStarted, toTask } from '../era2025/tasks/taskMapping';
 import { statusResult, toolError } from '../toolResults';
 import { cancelMiningTool } from '../tools/cancelMining';
 import { getMiningResultTool } from '../tools/getMiningResult';
@@ -64,24 +63,15 @@ async function startMiningAsTask(deps: ToolDeps, args: StartMiningArgs): Promise
         return undefined;
     });
     const nowMs = (deps.wallNow ?? Date.now)();
-    const now = new Date(nowMs).toISOString();
-    const progress = { blocks_done: 0, blocks_total: args.blocks };
-    const task =
+    // ...or, right after the start, as it was started.
+    const task = taskFieldsOf(
         durable === undefined
-            ? // ...or, right after the start, as it was started: the workflow exists, so the task does.
-              {
-                  taskId: workflowId,
-                  status: 'working' as const,
-                  statusMessage: progressMessage(progress),
-                  createdAt: now,
-                  lastUpdatedAt: now,
-                  ttlMs: ttlMs ?? null,
-                  pollIntervalMs: config.pollAfterSeconds * 1000,
-              }
-            : taskFieldsOf(toTask(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs }));
+            ? taskAsStarted(workflowId, ttlMs, args.blocks, { pollAfterSeconds: config.pollAfterSeconds, nowMs })
+            : toTask(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs })
+    );
     const status =
         durable === undefined
-            ? running(workflowId, config.pollAfterSeconds, progress)
+            ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: args.blocks })
             : toWorkflowStatus(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: args.blocks });
     const answer = statusResult({ ...status, expected_attempts: expectedAttempts }, config.maxResultChars);
     // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript

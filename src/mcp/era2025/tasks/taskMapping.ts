@@ -66,6 +66,23 @@ export function toTask(workflowId: string, durable: DurableStatusLike, options: 
     };
 }
 
+/**
+ * The task of a workflow a start has just handed out, before the backend shows it: as it was started
+ * (the workflow exists, so the task does), no block mined yet.
+ */
+export function taskAsStarted(workflowId: string, ttlMs: number | undefined, blocks: number, options: Pick<TaskMappingOptions, 'pollAfterSeconds' | 'nowMs'>): Task {
+    const now = new Date(options.nowMs).toISOString();
+    return {
+        taskId: workflowId,
+        status: 'working',
+        ttl: ttlMs ?? null,
+        createdAt: now,
+        lastUpdatedAt: now,
+        pollInterval: options.pollAfterSeconds * 1000,
+        statusMessage: progressMessage({ blocks_done: 0, blocks_total: blocks }),
+    };
+}
+
 /** tasks/result: the start_mining answer the workflow ended with (bounded, with the resource link, and its cost). */
 export function toTaskResult(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): CallToolResult {
     const status = toWorkflowStatus(workflowId, durable, { pollAfterSeconds: options.pollAfterSeconds });

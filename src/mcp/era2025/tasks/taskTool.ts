@@ -1,11 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from '../../deps';
 import { progressReporter, type ToolExtra } from '../progress';
-import { progressMessage } from '../../progressMessage';
 import type { ToolDefinition } from '../../tools/toolDefinition';
 import { startMiningTask, type StartMiningArgs, type StartMiningInput } from '../../tools/startMining';
 import { TASK_NOT_FOUND, type DurableTaskStore } from './durableTaskStore';
+import { taskAsStarted } from './taskMapping';
 import type { CallableTool } from '../toolCalls';
 
 /**
@@ -38,18 +38,9 @@ export function registerStartMiningTaskTool(
             return null;
         });
         if (task !== null) return { task, _meta: cost };
-        // ...or, right after the start, as it was started: the workflow exists, so the task does.
-        const now = new Date((deps.wallNow ?? Date.now)()).toISOString();
-        const working: Task = {
-            taskId: workflowId,
-            status: 'working',
-            ttl: ttlMs ?? null,
-            createdAt: now,
-            lastUpdatedAt: now,
-            pollInterval: config.pollAfterSeconds * 1000,
-            statusMessage: progressMessage({ blocks_done: 0, blocks_total: args.blocks }),
-        };
-        return { task: working, _meta: cost };
+        // ...or, right after the start, as it was started.
+        const nowMs = (deps.wallNow ?? Date.now)();
+        return { task: taskAsStarted(workflowId, ttlMs, args.blocks, { pollAfterSeconds: config.pollAfterSeconds, nowMs }), _meta: cost };
     }
 
     const registered = server.experimental.tasks.registerToolTask(
