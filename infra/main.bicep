@@ -96,10 +96,10 @@ param authClientId string = ''
 // The clients allowed to get tokens for the app without a consent prompt; infra/hooks/entra-app.mjs
 // pre-authorizes the same ids on the registration (a test compares them).
 @minLength(1)
-@description('Client application ids whose Entra tokens the app accepts: VS Code (aebc6443-996d-45c2-90f0-388ff96faa56) and Azure CLI (04b07795-8ddb-461a-bbee-02f9e1bf7b46, for the smoke check).')
+@description('Client application ids whose Entra tokens the app accepts: VS Code, and the Azure CLI for the smoke check.')
 param authClientApps string[] = [
-  'aebc6443-996d-45c2-90f0-388ff96faa56'
-  '04b07795-8ddb-461a-bbee-02f9e1bf7b46'
+  'aebc6443-996d-45c2-90f0-388ff96faa56' // Visual Studio Code
+  '04b07795-8ddb-461a-bbee-02f9e1bf7b46' // Azure CLI
 ]
 
 // Fails the deployment before anything is created, rather than deploying an app that refuses every token.
@@ -209,6 +209,7 @@ output SERVICE_API_NAME string = functionApp.outputs.name
 output FUNCTION_APP_HOSTNAME string = functionApp.outputs.defaultHostName
 output MCP_ENDPOINT string = 'https://${functionApp.outputs.defaultHostName}/api/mcp'
 output AUTH_MODE string = authMode
+output AUTH_CLIENT_ID string = authClientId
 // What the smoke check (npm run smoke) and clients ask Entra for; empty in shared mode.
 output MCP_AUTH_SCOPE string = functionApp.outputs.authScope
 output DTS_ENDPOINT string = scheduler.outputs.endpoint

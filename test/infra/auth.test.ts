@@ -72,6 +72,7 @@ describe('App Service Authentication (compiled)', { skip: bicepSkip }, () => {
         assert.deepEqual(settings['WEBSITE_AUTH_AAD_ALLOWED_TENANTS'], new Runtime('tenant().tenantId'), 'tokens of the deployment\'s tenant only');
         assert.equal(deployment().outputs['MCP_AUTH_SCOPE'], scope, 'the MCP_AUTH_SCOPE output (the smoke check asks az for it) must be the same scope');
         assert.equal(deployment().outputs['AUTH_MODE'], 'entra');
+        assert.equal(deployment().outputs['AUTH_CLIENT_ID'], TEST_AUTH_CLIENT_ID, 'AUTH_CLIENT_ID output: what the hook stored, so azd keeps it');
     });
 
     it('never sets WEBSITE_AUTH_ENABLED itself: the platform injects it, and set by hand it would make forgeable headers trusted', () => {
