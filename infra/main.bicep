@@ -81,6 +81,32 @@ param alwaysReadyHttpInstances int = 0
 @description('Always-ready instances for Durable triggers (orchestrator and activity). Billed even when idle.')
 param alwaysReadyDurableInstances int = 0
 
+// Who may call: see docs/security.md. Entra is the default so that every caller is its own tenant (its own
+// workflows, caps and keys); shared is the explicit opt-out where the function key is the only boundary.
+@allowed([
+  'entra'
+  'shared'
+])
+@description('entra (default): App Service Authentication requires a Microsoft Entra sign-in, and each caller is its own tenant. shared: no sign-in; everyone with the function key is one tenant.')
+param authMode string = 'entra'
+
+@description('Application (client) id of the Entra app registration for the MCP endpoint. The preprovision hook (infra/hooks/entra-app.mjs) creates one and sets AUTH_CLIENT_ID; set it yourself to use an existing one.')
+param authClientId string = ''
+
+// The clients allowed to get tokens for the app without a consent prompt; infra/hooks/entra-app.mjs
+// pre-authorizes the same ids on the registration (a test compares them).
+@minLength(1)
+@description('Client application ids whose Entra tokens the app accepts: VS Code, and the Azure CLI for the smoke check.')
+param authClientApps string[] = [
+  'aebc6443-996d-45c2-90f0-388ff96faa56' // Visual Studio Code
+  '04b07795-8ddb-461a-bbee-02f9e1bf7b46' // Azure CLI
+]
+
+// Fails the deployment before anything is created, rather than deploying an app that refuses every token.
+var checkedAuthClientId = authMode == 'entra' && empty(authClientId)
+  ? fail('authMode is entra but authClientId is empty: run azd provision again (its preprovision hook, infra/hooks/entra-app.mjs, creates the app registration), set AUTH_CLIENT_ID to an existing one, or opt out with azd env set AUTH_MODE shared.')
+  : authClientId
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
   'azd-env-name': environmentName
@@ -168,6 +194,9 @@ module functionApp 'app/function-app.bicep' = {
     instanceMemoryMB: instanceMemoryMB
     alwaysReadyHttpInstances: alwaysReadyHttpInstances
     alwaysReadyDurableInstances: alwaysReadyDurableInstances
+    authMode: authMode
+    authClientId: checkedAuthClientId
+    authClientApps: authClientApps
   }
 }
 
@@ -179,6 +208,10 @@ output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output SERVICE_API_NAME string = functionApp.outputs.name
 output FUNCTION_APP_HOSTNAME string = functionApp.outputs.defaultHostName
 output MCP_ENDPOINT string = 'https://${functionApp.outputs.defaultHostName}/api/mcp'
+output AUTH_MODE string = authMode
+output AUTH_CLIENT_ID string = authClientId
+// What the smoke check (npm run smoke) and clients ask Entra for; empty in shared mode.
+output MCP_AUTH_SCOPE string = functionApp.outputs.authScope
 output DTS_ENDPOINT string = scheduler.outputs.endpoint
 output DTS_TASK_HUB_NAME string = scheduler.outputs.taskHubName
 output DTS_DASHBOARD_URL string = 'https://dashboard.durabletask.io/?endpoint=${uriComponent(scheduler.outputs.endpoint)}&taskhub=${scheduler.outputs.taskHubName}'

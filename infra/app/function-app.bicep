@@ -24,6 +24,17 @@ param instanceMemoryMB int
 param alwaysReadyHttpInstances int
 param alwaysReadyDurableInstances int
 
+@description('entra: App Service Authentication requires a Microsoft Entra token on every request (401 otherwise); shared: no sign-in, every key holder is one tenant.')
+@allowed([
+  'entra'
+  'shared'
+])
+param authMode string
+@description('Application (client) id of the Entra app registration callers get tokens for (api://<id>); ignored when authMode is shared.')
+param authClientId string
+@description('Client applications whose tokens are accepted (the appid/azp claim): the ones the app registration pre-authorizes.')
+param authClientApps string[]
+
 // Must match the `services` key in azure.yaml: azd finds the app to deploy to by this tag.
 var serviceName = 'api'
 
@@ -74,6 +85,24 @@ var appSettings = {
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
 }
+
+// App Service Authentication (Easy Auth) in front of every route: it validates the Entra token, strips any
+// x-ms-client-principal-* header a client sent and sets its own, and the platform injects WEBSITE_AUTH_ENABLED,
+// which is what src/mcp/http/caller.ts reads to trust those headers as the caller's tenant.
+// https://learn.microsoft.com/azure/app-service/configure-authentication-user-identities
+// https://learn.microsoft.com/azure/app-service/reference-app-settings#authentication--authorization
+var entra = authMode == 'entra'
+var authScope = 'api://${authClientId}/user_impersonation'
+var authSettings = entra
+  ? {
+      // The platform serves /.well-known/oauth-protected-resource (RFC 9728) naming this scope, and its 401s
+      // point to it, which is how MCP clients such as VS Code find Entra and sign in.
+      // https://learn.microsoft.com/azure/app-service/configure-authentication-mcp
+      WEBSITE_AUTH_PRM_DEFAULT_WITH_SCOPES: authScope
+      // Tokens from this tenant only (the registration is single-tenant too).
+      WEBSITE_AUTH_AAD_ALLOWED_TENANTS: tenant().tenantId
+    }
+  : {}
 
 // Always-ready instances are billed while idle, so none unless asked for.
 var alwaysReady = concat(
@@ -136,9 +165,51 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
 
   resource settings 'config' = {
     name: 'appsettings'
-    properties: appSettings
+    properties: union(appSettings, authSettings)
+  }
+
+  // Deployed in both modes, so that switching to shared turns a previous Entra configuration off.
+  resource auth 'config' = {
+    name: 'authsettingsV2'
+    properties: {
+      platform: {
+        enabled: entra
+      }
+      globalValidation: {
+        requireAuthentication: entra
+        // An API, not a web site: a request without a valid token gets 401, never a redirect to a sign-in page.
+        unauthenticatedClientAction: 'Return401'
+      }
+      httpSettings: {
+        requireHttps: true
+      }
+      identityProviders: entra
+        ? {
+            azureActiveDirectory: {
+              enabled: true
+              registration: {
+                // No client secret: the app only validates bearer tokens and never signs anyone in itself.
+                openIdIssuer: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
+                clientId: authClientId
+              }
+              validation: {
+                // v2 tokens carry the client id as audience, v1 tokens the identifier URI: both name this app.
+                allowedAudiences: [
+                  'api://${authClientId}'
+                  authClientId
+                ]
+                defaultAuthorizationPolicy: {
+                  allowedApplications: authClientApps
+                }
+              }
+            }
+          }
+        : {}
+    }
   }
 }
 
 output name string = functionApp.name
 output defaultHostName string = functionApp.properties.defaultHostName
+@description('The scope a caller asks Entra for (empty in shared mode).')
+output authScope string = entra ? authScope : ''

@@ -21,6 +21,8 @@ const PLATFORM_SETTINGS: ReadonlyMap<string, string> = new Map([
     ['APPLICATIONINSIGHTS_AUTHENTICATION_STRING', 'Entra (managed identity) auth for telemetry, needed with local auth disabled'],
     ['AzureFunctionsJobHost__', 'app-setting overrides of host.json values, applied by the Functions host'],
     ['DURABLE_TASK_SCHEDULER_CONNECTION_STRING', 'the scheduler connection, named by the storageProvider connectionStringName override'],
+    ['WEBSITE_AUTH_PRM_DEFAULT_WITH_SCOPES', 'App Service Authentication serves the MCP protected resource metadata (RFC 9728) for this scope'],
+    ['WEBSITE_AUTH_AAD_ALLOWED_TENANTS', 'App Service Authentication accepts Entra tokens of these tenants only'],
 ]);
 
 /** Settings Flex Consumption rejects or ignores: their job moved into functionAppConfig. */

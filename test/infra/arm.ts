@@ -154,6 +154,9 @@ function runtimeCall(name: string, args: Value[]): Runtime {
 // ---------------------------------------------------------------------------------------------------
 // Deployments
 
+/** A deployment the template refuses with fail(), as ARM would before creating anything. */
+export class TemplateFailure extends Error {}
+
 export interface Template {
     $schema: string;
     languageVersion?: string;
@@ -388,7 +391,16 @@ function call(node: Extract<Node, { kind: 'call' }>, context: Context): Value {
         const offset = args.find((a): a is number => typeof a === 'number') ?? 0;
         return context.copy.index + offset;
     }
+    if (lower === 'if') {
+        // ARM evaluates only the branch the condition picks, so a fail() in the other one is not raised.
+        const condition = node.args[0] === undefined ? null : evaluateNode(node.args[0], context);
+        if (!(condition instanceof Runtime)) {
+            const branch = truthy(condition, name, where) ? node.args[1] : node.args[2];
+            return branch === undefined ? null : evaluateNode(branch, context);
+        }
+    }
     const args = node.args.map((a) => evaluateNode(a, context));
+    if (lower === 'fail') throw new TemplateFailure(`${where}: the template fails the deployment: ${args.map(inline).join(' ')}`);
     if (RUNTIME_FUNCTIONS.has(name)) return runtimeCall(name, args);
     return pure(name, args, where);
 }

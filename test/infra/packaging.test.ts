@@ -192,3 +192,38 @@ describe('the staged package', () => {
         assert.ok(!functions.some((f) => f.endsWith('.map')), 'the staged package holds source maps');
     });
 });
+
+describe('publishing with Core Tools (npm run publish:func)', () => {
+    interface PublishModule {
+        publishCommand(repoRoot: string, appName: string): { command: string; args: string[]; cwd: string };
+    }
+    const TOOL = 'infra/tools/func-publish.mjs';
+    const loadTool = async (): Promise<PublishModule> => (await import(pathToFileURL(join(repoRoot(), TOOL)).href)) as PublishModule;
+
+    it('is the npm script publish:func', () => {
+        const scripts = (JSON.parse(readRepoFile('package.json')) as { scripts?: Record<string, string> }).scripts ?? {};
+        assert.equal(scripts['publish:func'], `node ${TOOL}`);
+    });
+
+    it('publishes the staged package, already built, never the repo root with its Azure Storage host.json', async () => {
+        const { DEPLOY_DIR } = await loadHook();
+        const { publishCommand } = await loadTool();
+        const { command, args, cwd } = publishCommand(repoRoot(), 'func-api-abc123');
+        assert.equal(command, 'func');
+        assert.deepEqual(args.slice(0, 4), ['azure', 'functionapp', 'publish', 'func-api-abc123']);
+        assert.equal(cwd, join(repoRoot(), DEPLOY_DIR), `func must run in ${DEPLOY_DIR}, whose host.json names the scheduler`);
+        assert.ok(args.includes('--no-build'), 'without --no-build Core Tools runs the package\'s npm run build (tsc is not in it) or a remote build');
+        assert.throws(() => publishCommand(repoRoot(), 'a b; rm -rf /'), /not a function app name/);
+    });
+
+    it('is the documented alternative to azd deploy, with the reason the repo root is not published', () => {
+        const guide = deploySection();
+        assert.ok(guide.includes('npm run publish:func'), 'docs/deployment.md should show npm run publish:func');
+        assert.match(guide, /func azure functionapp publish/);
+    });
+
+    it('leaves the compiled smoke check out of a repo-root package', () => {
+        const lines = readRepoFile('.funcignore').split(/\r?\n/).map((l) => l.trim());
+        assert.ok(lines.includes('dist/scripts/'), '.funcignore should list dist/scripts/ (the smoke check is not part of the app)');
+    });
+});

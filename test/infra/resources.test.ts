@@ -183,7 +183,7 @@ describe('durable task scheduler (compiled)', { skip: bicepSkip }, () => {
         for (const taskHubName of [undefined, 'otherhub']) {
             const from = deployment(taskHubName === undefined ? {} : { taskHubName });
             const app = moduleNamed(from, 'functionApp');
-            const settings = deployed(app, 'Microsoft.Web/sites/config')[0]?.body['properties'];
+            const settings = deployed(app, 'Microsoft.Web/sites/config').find((c) => String(c.name).endsWith('/appsettings'))?.body['properties'];
             const hubName = String(hub(from).name).split('/').pop();
             assert.equal(at(settings, ['TASKHUB_NAME']), hubName, `TASKHUB_NAME app setting (${String(at(settings, ['TASKHUB_NAME']))}) differs from the task hub resource name (${String(hubName)})`);
         }

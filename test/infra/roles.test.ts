@@ -27,6 +27,16 @@ const BUILT_IN_ROLES: ReadonlyMap<string, string> = new Map([
     ['Durable Task Data Reader', 'd6a5505f-6ebb-45a4-896e-ac8274cfc0ac'],
 ]);
 
+/**
+ * Microsoft's first-party client applications the Bicep names (App Service Authentication's allowed
+ * applications), by the name Entra shows for them. The same check holds them: a wrong id beside the right
+ * name would lock that client out.
+ */
+const CLIENT_APPLICATIONS: ReadonlyMap<string, string> = new Map([
+    ['Visual Studio Code', 'aebc6443-996d-45c2-90f0-388ff96faa56'],
+    ['Azure CLI', '04b07795-8ddb-461a-bbee-02f9e1bf7b46'],
+]);
+
 const GUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 function bicepFiles(dir = 'infra'): string[] {
@@ -49,9 +59,9 @@ describe('role definition ids in the Bicep sources', () => {
                         seen++;
                         const where = `${file}:${index + 1}`;
                         const named = /\/\/\s*(.+?)\s*$/.exec(line)?.[1];
-                        const expected = named === undefined ? undefined : BUILT_IN_ROLES.get(named);
+                        const expected = named === undefined ? undefined : (BUILT_IN_ROLES.get(named) ?? CLIENT_APPLICATIONS.get(named));
                         if (named === undefined) problems.push(`${where}: ${guid} has no "// <role name>" comment beside it`);
-                        else if (expected === undefined) problems.push(`${where}: "${named}" is not a built-in role this test knows (add it to BUILT_IN_ROLES)`);
+                        else if (expected === undefined) problems.push(`${where}: "${named}" is not a built-in role or client application this test knows (add it to BUILT_IN_ROLES or CLIENT_APPLICATIONS)`);
                         else if (expected !== guid.toLowerCase()) problems.push(`${where}: ${guid} is named "${named}", whose id is ${expected}`);
                     }
                 });

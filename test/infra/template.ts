@@ -165,10 +165,14 @@ export function template(): Template {
     return result.template;
 }
 
+/** The app registration's client id in TEST_PARAMETERS: what the preprovision hook stores as AUTH_CLIENT_ID. */
+export const TEST_AUTH_CLIENT_ID = '11111111-2222-3333-4444-555555555555';
+
 /** Root parameter values the tests deploy with: what azd would pass for a new environment. */
 export const TEST_PARAMETERS: Readonly<Record<string, Value>> = Object.freeze({
     environmentName: 'test-env',
     location: 'eastus2',
+    authClientId: TEST_AUTH_CLIENT_ID,
 });
 
 /** The compiled template evaluated with TEST_PARAMETERS plus `overrides` (defaults for the rest). */

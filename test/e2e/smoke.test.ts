@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { describeOnEachBackend } from '../support/backends';
+import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import { repoRoot } from '../support/spawnHost';
+
+/**
+ * The post-deployment smoke check (`npm run smoke`, scripts/smoke/) run as a user runs it, a separate process
+ * and a real MCP client, against the running local host on both backends, with a function key required as in
+ * Azure: every step must pass, or it would fail against a good deployment too. A short wait budget and a
+ * small cap keep it quick; the check finds both out by itself.
+ */
+
+const KEY = 'smoke-test-key';
+const STEPS = ['connect', 'tools', 'cap count (the first start)', 'inline', 'keyed start', 'work cap (MAX_WORK)', 'past the budget: poll, cancel', 'running-workflow cap', 'unknown id', 'clean up'];
+
+interface Run {
+    code: number | null;
+    stdout: string;
+    stderr: string;
+}
+
+function smoke(args: string[], env: Record<string, string>): Promise<Run> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [join(repoRoot, 'dist', 'scripts', 'smoke', 'cli.js'), ...args], { env: { ...process.env, ...env } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+}
+
+describeOnEachBackend('the smoke check against the local host', (backend) => {
+    let app: AppOnAzurite;
+
+    before(async () => {
+        app = await startAppOnAzurite(`smoke${backend}`, { WAIT_BUDGET_SECONDS: '5', MAX_ACTIVE_WORKFLOWS: '2' }, { durable: backend, functionKey: KEY });
+    });
+    after(async () => {
+        await app?.stop();
+    });
+
+    test('passes every step, prints the figures, and leaves nothing running', async () => {
+        const run = await smoke([app.mcpUrl.href, '--json'], { MCP_FUNCTION_KEY: KEY });
+        assert.equal(run.code, 0, `the smoke check failed:\n${run.stdout}\n${run.stderr}`);
+        const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { ok: boolean; results: { step: string; ok: boolean; figures: Record<string, number> }[] };
+        assert.equal(summary.ok, true);
+        assert.deepEqual(summary.results.map((r) => r.step), STEPS, 'every step of the contract should have run, in this order');
+        assert.match(run.stdout, /latency \(ms\)/);
+        assert.match(run.stdout, /refused by MAX_ACTIVE_WORKFLOWS/);
+        for (const result of summary.results) {
+            for (const [call, ms] of Object.entries(result.figures)) assert.ok(Number.isFinite(ms) && ms >= 0, `${result.step} / ${call}: ${ms}`);
+        }
+
+        const list = await fetch(`${app.host.url}/runtime/webhooks/durabletask/instances?runtimeStatus=Running,Pending&top=100`, { headers: { 'x-functions-key': KEY } });
+        assert.equal(list.status, 200);
+        assert.deepEqual(await list.json(), [], 'the smoke check must cancel every workflow it started');
+    });
+
+    test('fails at once, exit code 1, with a wrong key; exit code 2 without a URL', async () => {
+        const wrong = await smoke([app.mcpUrl.href], { MCP_FUNCTION_KEY: 'not-the-key' });
+        assert.equal(wrong.code, 1);
+        assert.match(wrong.stderr, /answered 401/);
+        const usage = await smoke([], {});
+        assert.equal(usage.code, 2);
+        assert.match(usage.stderr, /usage: npm run smoke/);
+    });
+});
