@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Engine, storageRetryDelayMs } from '../../devhost/durable/engine/engine';
-import { EventType } from '../../devhost/durable/history';
-import { MemoryStore } from '../../devhost/durable/store/memoryStore';
-import { InstanceMissingError, type EpisodeCommit, type InstanceRecord } from '../../devhost/durable/store/taskHubStore';
+import { Engine, storageRetryDelayMs } from '../../devhost/durable/tsEngine/engine/engine';
+import { EventType } from '../../devhost/durable/tsEngine/history';
+import { MemoryStore } from '../../devhost/durable/tsEngine/store/memoryStore';
+import { InstanceMissingError, type EpisodeCommit, type InstanceRecord } from '../../devhost/durable/tsEngine/store/taskHubStore';
 import type { LogRecord } from '../../devhost/logger';
 import { FunctionsCore, type RegisteredFunction } from '../../devhost/worker/functionsCore';
 import { installFunctionsCore } from '../../devhost/worker/installCore';

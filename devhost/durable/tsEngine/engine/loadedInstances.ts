@@ -5,12 +5,12 @@
 import { EventType, type HistoryEvent } from '../history';
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import { clearTimers, type Actor } from './actor';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 
 export class LoadedInstances {
     #actors = new Map<string, Actor>();
 
-    constructor(private readonly rooms: Pick<EngineRooms, 'store'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store'>) {}
 
     get(instanceId: string): Actor | undefined {
         return this.#actors.get(instanceId);
@@ -22,13 +22,13 @@ export class LoadedInstances {
 
     /** The instance's current record: the loaded one's, else the stored one. */
     async current(instanceId: string): Promise<InstanceRecord | undefined> {
-        return this.#actors.get(instanceId)?.record ?? (await this.rooms.store.getInstance(instanceId));
+        return this.#actors.get(instanceId)?.record ?? (await this.parts.store.getInstance(instanceId));
     }
 
     async history(record: InstanceRecord): Promise<HistoryEvent[]> {
         const actor = this.#actors.get(record.instanceId);
         if (actor && actor.record.executionId === record.executionId) return actor.history;
-        return this.rooms.store.loadHistory(record);
+        return this.parts.store.loadHistory(record);
     }
 
     /** The loaded actor for a stored instance, loading its history and inbox if need be. */
@@ -36,8 +36,8 @@ export class LoadedInstances {
         const existing = this.#actors.get(record.instanceId);
         if (existing) return existing;
         const [history, inbox] = await Promise.all([
-            this.rooms.store.loadHistory(record),
-            this.rooms.store.loadInbox(record.instanceId),
+            this.parts.store.loadHistory(record),
+            this.parts.store.loadInbox(record.instanceId),
         ]);
         // The start message first: inbox keys order later messages by arrival, but not against it.
         inbox.sort((a, b) => Number(b.event.EventType === EventType.ExecutionStarted) - Number(a.event.EventType === EventType.ExecutionStarted));

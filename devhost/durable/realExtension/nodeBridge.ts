@@ -1,12 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { activityInput } from '../durable/engine/messages';
-import { fromTypedData } from '../durable/orchestratorState';
-import { triggerOf } from '../worker/bindings';
-import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
-import type { RegisteredFunction } from '../worker/functionsCore';
-import type { Invoker } from '../worker/invoke';
+import { activityInput, fromTypedData } from '../workerData';
+import { triggerOf } from '../../worker/bindings';
+import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import type { Invoker } from '../../worker/invoke';
 
 /**
  * The Node end of the bridge: the .NET host's generated functions POST each trigger payload here, and
