@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { foreignRequestRefusal } from '../../http/loopbackGuard';
 import { activityInput, fromTypedData } from '../workerData';
 import { triggerOf } from '../../worker/bindings';
 import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
@@ -34,6 +35,9 @@ export interface NodeBridgeOptions {
 export async function startNodeBridge(options: NodeBridgeOptions): Promise<{ server: Server; url: string }> {
     const byName = new Map(options.functions.map((fn) => [fn.metadata.name, fn]));
     const server = createServer((req, res) => {
+        // It runs any of the app's functions on any input: never for a browser's page (loopbackGuard.ts).
+        const refusal = foreignRequestRefusal(req.headers, true);
+        if (refusal) return void req.resume().once('end', () => res.writeHead(403, { 'content-type': 'text/plain' }).end(refusal));
         void answer(req).then(
             (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
             (error: unknown) => res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error))

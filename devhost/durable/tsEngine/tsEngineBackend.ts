@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExtraRoute } from '../../http/frontDoorTypes';
+import { foreignRequestRefusal } from '../../http/loopbackGuard';
 import { durableWebhookRoute, WEBHOOK_PATH } from '../../http/webhookRoute';
 import { triggerOf } from '../../worker/bindings';
 import type { RpcParameterBinding } from '../../worker/coreTypes';
@@ -64,6 +65,8 @@ export class TsEngineBackend implements DurableBackend {
         let api: ManagementApi | undefined;
         const rpc = createServer((req, res) => {
             const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+            const refusal = foreignRequestRefusal(req.headers, true);
+            if (refusal) return void req.resume().once('end', () => res.writeHead(403, { 'content-type': 'text/plain' }).end(refusal));
             if (!api || !url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
             void api.handle(req, res, url.pathname.slice('/durabletask/'.length), url.searchParams);
         });
