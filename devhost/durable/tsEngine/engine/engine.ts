@@ -24,6 +24,7 @@ import { FunctionCatalog } from './functionCatalog';
 import { newId, newRecord } from './instanceRecord';
 import { LoadedInstances } from './loadedInstances';
 import { messageKey, startMessage } from './messages';
+import { RecentlyEnded } from './recentlyEnded';
 import { Recovery } from './recovery';
 import type { FunctionKind } from './replay';
 import { Scheduler, type ClientOperationResult } from './scheduler';
@@ -62,6 +63,7 @@ export class Engine {
             log: this.#log,
             finishWaiters: new FinishWaiters(),
         } as EngineComponents;
+        parts.recentlyEnded = new RecentlyEnded(parts);
         parts.instances = new LoadedInstances(parts);
         parts.scheduler = new Scheduler(parts);
         parts.episodes = new EpisodeRunner(parts);
@@ -84,8 +86,9 @@ export class Engine {
     }
 
     /** Stops taking work; in-flight episodes finish (or are abandoned after a grace period). */
-    stop(): Promise<void> {
-        return this.#parts.scheduler.stop();
+    async stop(): Promise<void> {
+        await this.#parts.scheduler.stop();
+        await this.#parts.recentlyEnded.stop();
     }
 
     async startNew(name: string, instanceId: string | undefined, input: unknown, version = ''): Promise<InstanceRecord> {
@@ -101,6 +104,8 @@ export class Engine {
         if (seen && !TERMINAL_STATUSES.has(seen.runtimeStatus)) {
             throw new OrchestrationExistsError(`An Orchestration instance with the status ${seen.runtimeStatus} already exists.`);
         }
+        // An ended instance kept for storage's sake is stored as it ended, and not written back over its new execution.
+        if (seen) await this.#parts.recentlyEnded.settle(id);
         const record = newRecord(id, name, version, input);
         const outcome = await this.#parts.store.createInstance(
             record,
@@ -150,6 +155,7 @@ export class Engine {
     async purge(instanceId: string): Promise<boolean> {
         const actor = this.#parts.instances.get(instanceId);
         if (actor) this.#parts.instances.retire(actor);
+        await this.#parts.recentlyEnded.drop(instanceId);
         return this.#parts.store.purgeInstance(instanceId);
     }
 

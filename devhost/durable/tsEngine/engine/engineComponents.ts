@@ -10,6 +10,7 @@ import type { EngineLog } from './engineLog';
 import type { FinishWaiters } from './finishWaiters';
 import type { FunctionCatalog } from './functionCatalog';
 import type { LoadedInstances } from './loadedInstances';
+import type { RecentlyEnded } from './recentlyEnded';
 import type { Recovery } from './recovery';
 import type { Scheduler } from './scheduler';
 
@@ -28,4 +29,6 @@ export interface EngineComponents {
     executor: Executor;
     /** After a crash, a lost instance, a conflicting write or a refused one. */
     recovery: Recovery;
+    /** Ended instances, until their store has surely saved them. */
+    recentlyEnded: RecentlyEnded;
 }

@@ -1,4 +1,4 @@
-/** How the engine's parts write to the host log, and how they name an error in one line. */
+/** How the engine's components write to the host log, and how they name an error in one line. */
 import type { LogSink } from '../../../logger';
 
 /** One line, at a level, optionally naming the function. */

@@ -10,7 +10,7 @@ import type { EngineComponents } from './engineComponents';
 export class LoadedInstances {
     #actors = new Map<string, Actor>();
 
-    constructor(private readonly parts: Pick<EngineComponents, 'store'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'recentlyEnded'>) {}
 
     get(instanceId: string): Actor | undefined {
         return this.#actors.get(instanceId);
@@ -20,14 +20,15 @@ export class LoadedInstances {
         return this.#actors.values();
     }
 
-    /** The instance's current record: the loaded one's, else the stored one. */
+    /** The instance's current record: the loaded one's, else one that ended lately, else the stored one. */
     async current(instanceId: string): Promise<InstanceRecord | undefined> {
-        return this.#actors.get(instanceId)?.record ?? (await this.parts.store.getInstance(instanceId));
+        const held = this.#actors.get(instanceId) ?? this.parts.recentlyEnded.get(instanceId);
+        return held?.record ?? (await this.parts.store.getInstance(instanceId));
     }
 
     async history(record: InstanceRecord): Promise<HistoryEvent[]> {
-        const actor = this.#actors.get(record.instanceId);
-        if (actor && actor.record.executionId === record.executionId) return actor.history;
+        const held = this.#actors.get(record.instanceId) ?? this.parts.recentlyEnded.get(record.instanceId);
+        if (held && held.record.executionId === record.executionId) return held.history;
         return this.parts.store.loadHistory(record);
     }
 
@@ -50,9 +51,11 @@ export class LoadedInstances {
         return actor;
     }
 
-    /** Drops a finished instance from memory once nothing waits for it. */
-    forget(instanceId: string): void {
-        this.#actors.delete(instanceId);
+    /** Drops a finished instance from memory once nothing waits for it (kept apart until surely stored). */
+    forget(actor: Actor): void {
+        if (this.#actors.get(actor.record.instanceId) !== actor) return;
+        this.#actors.delete(actor.record.instanceId);
+        this.parts.recentlyEnded.keep(actor.record, actor.history);
     }
 
     /** The instance was purged or replaced: late work for this actor is dropped. */

@@ -72,7 +72,7 @@ export class Scheduler {
                 actor.busy = false;
                 this.#running.delete(run);
                 if (TERMINAL_STATUSES.has(actor.record.runtimeStatus) && actor.inbox.length === 0) {
-                    this.parts.instances.forget(actor.record.instanceId);
+                    this.parts.instances.forget(actor);
                 } else {
                     this.kick(actor);
                 }
