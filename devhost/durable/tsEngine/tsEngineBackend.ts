@@ -57,7 +57,7 @@ export class TsEngineBackend implements DurableBackend {
         let engine: Engine | undefined;
         const store = createStore(options, (reason) => {
             sink({ level: 'critical', category: 'host', message: `Stopping Durable Functions: ${reason}.` });
-            void engine?.stop().then(() => options.onFatal(reason));
+            void engine?.stop({ storageIsOurs: false }).then(() => options.onFatal(reason));
         });
         await store.open();
 

@@ -85,10 +85,13 @@ export class Engine {
         }
     }
 
-    /** Stops taking work; in-flight episodes finish (or are abandoned after a grace period). */
-    async stop(): Promise<void> {
+    /**
+     * Stops taking work; in-flight episodes finish (or are abandoned after a grace period). Ended instances get
+     * one last look in storage, unless another host took the task hub (its writes are not to be undone).
+     */
+    async stop(options: { storageIsOurs: boolean } = { storageIsOurs: true }): Promise<void> {
         await this.#parts.scheduler.stop();
-        await this.#parts.recentlyEnded.stop();
+        await this.#parts.recentlyEnded.stop(options.storageIsOurs);
     }
 
     async startNew(name: string, instanceId: string | undefined, input: unknown, version = ''): Promise<InstanceRecord> {

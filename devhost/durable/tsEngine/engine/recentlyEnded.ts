@@ -69,11 +69,15 @@ export class RecentlyEnded {
         if (kept) await this.#writeBackIfLost(instanceId, kept);
     }
 
-    /** Stops checking, after one last look (brief) so that a clean shutdown leaves what ended in the store. */
-    async stop(): Promise<void> {
+    /** Stops checking; with `lookOnce`, after one last brief look, so that a clean shutdown leaves what ended stored. */
+    async stop(lookOnce: boolean): Promise<void> {
         this.#stopped = true;
         clearInterval(this.#timer);
         this.#timer = undefined;
+        if (!lookOnce) {
+            this.#kept.clear();
+            return;
+        }
         await Promise.race([this.#check(), new Promise((resolve) => setTimeout(resolve, FINAL_CHECK_MS).unref())]);
     }
 
