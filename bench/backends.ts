@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtHostDll, hasDotnet } from '../devhost/extension/dotnetProject';
+import { builtHostDll, hasDotnet } from '../devhost/durable/realExtension/dotnetProject';
 import { repoRoot } from '../test/support/spawnHost';
 import { startTestAzurite, type TestAzurite } from '../test/support/testAzurite';
 

@@ -7,8 +7,8 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startAzurite, type RunningAzurite } from './azurite';
-import { DURABLE_BACKENDS, type DurableBackendKind } from './durableBackend';
-import { DotnetMissingError, hasDotnet } from './extension/dotnetProject';
+import { DURABLE_BACKENDS, type DurableBackendKind } from './durable/seam';
+import { DotnetMissingError, hasDotnet } from './durable/realExtension/dotnetProject';
 import { startDevHost, type DevHost } from './host';
 import { consoleSink, isLogLevel, type LogSink } from './logger';
 import { applyLocalSettings } from './settings';

@@ -10,8 +10,9 @@ import { installFunctionsCore } from './worker/installCore';
 import { Invoker } from './worker/invoke';
 import { loadApp } from './worker/loadApp';
 import { triggerOf } from './worker/bindings';
-import type { StorageChoice } from './durable/durableExtension';
-import { startDurableBackend, type DurableBackend, type DurableBackendKind } from './durableBackend';
+import { RealDurableExtension } from './durable/realExtension/realExtension';
+import type { DurableBackend, DurableBackendKind, DurableBackendOptions, StorageChoice } from './durable/seam';
+import { TsEngineBackend } from './durable/tsEngine/tsEngineBackend';
 
 export interface DevHostOptions {
     /** The function app's folder: package.json, host.json. */
@@ -159,6 +160,11 @@ async function closeAll(server: Server, durable: DurableBackend, core: Functions
             sink({ level: 'warning', category: 'host', message: `appTerminate hook failed: ${String(err)}` });
         }
     }
+}
+
+/** The factory behind the seam: the one place that knows both backends. */
+function startDurableBackend(kind: DurableBackendKind, options: DurableBackendOptions): Promise<DurableBackend> {
+    return kind === 'extension' ? RealDurableExtension.start(options) : TsEngineBackend.start(options);
 }
 
 const SUPPORTED_TRIGGERS = new Set(['httpTrigger', 'orchestrationTrigger', 'activityTrigger', 'entityTrigger']);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FrontDoorOptions, RequestListener } from './frontDoorTypes';
 import { isAuthorized, presentedKey } from './functionKeys';
 import { sendBodyTooLarge, sendEmpty, sendHomePage, sendText } from './hostResponses';
+import { foreignRequestRefusal, isLoopbackAddress } from './loopbackGuard';
 import { declaresTooLargeBody } from './requestBody';
 import { RouteTable, type FunctionRoute } from './routeTable';
 import type { RouteValues } from './routeTemplate';
@@ -10,9 +11,10 @@ import { serveRpcHttp } from './rpcHttp';
 import { StreamProxy } from './streamProxy';
 
 /**
- * The host's HTTP pipeline for the app: extra (system) routes first, then the function routes; 404 when nothing
- * matches ("/" gets the home page), 405 when only the method is wrong, 401 without a valid key, 413 for a body
- * over the limit, then one invocation per request, in stream or non-stream mode.
+ * The host's HTTP pipeline for the app: the loopback rule for the host's own routes (loopbackGuard.ts), extra
+ * (system) routes first, then the function routes; 404 when nothing matches ("/" gets the home page), 405 when
+ * only the method is wrong, 401 without a valid key, 413 for a body over the limit, then one invocation per
+ * request, in stream or non-stream mode.
  */
 export function createFrontDoor(options: FrontDoorOptions): RequestListener {
     const table = new RouteTable(options.functions, options.routePrefix, options.sink);
@@ -22,10 +24,18 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
     const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
         const url = publicUrl(req);
         if (!url) return sendEmpty(res, 400);
+        const resolution = table.resolve(req.method ?? 'GET', url.pathname);
+        if (isHostPath(url.pathname) || resolution.kind !== 'function') {
+            const onLoopback = isLoopbackAddress(req.socket.localAddress);
+            const refusal = foreignRequestRefusal(req.headers, onLoopback) ?? keylessManagementRefusal(url, onLoopback, options.functionKey);
+            if (refusal) {
+                req.resume();
+                return sendText(res, 403, refusal);
+            }
+        }
         for (const route of options.extraRoutes) {
             if (await route(req, res, url)) return;
         }
-        const resolution = table.resolve(req.method ?? 'GET', url.pathname);
         if (resolution.kind === 'none') {
             req.resume();
             return url.pathname === '/' ? sendHomePage(res) : sendEmpty(res, 404);
@@ -75,6 +85,26 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
             else res.destroy();
         });
     };
+}
+
+/** Paths the Functions host keeps for itself (its webhooks and admin API), whatever the app's routes. */
+const HOST_PATHS = ['/runtime/', '/admin/'];
+
+function isHostPath(pathname: string): boolean {
+    const lower = pathname.toLowerCase();
+    return HOST_PATHS.some((prefix) => lower.startsWith(prefix));
+}
+
+export const KEYLESS_MANAGEMENT =
+    'Forbidden: the Durable management routes are served on a non-loopback interface only with a key: start the host with --function-key.';
+
+/**
+ * Reached through another interface (--host 0.0.0.0), any name may lead to the host, so the Host rule cannot
+ * tell a rebound page; the management routes, which read and end every tenant's workflows, then need the key.
+ */
+function keylessManagementRefusal(url: URL, onLoopback: boolean, functionKey: string | undefined): string | undefined {
+    if (onLoopback || functionKey !== undefined) return undefined;
+    return url.pathname.toLowerCase().startsWith('/runtime/webhooks/') ? KEYLESS_MANAGEMENT : undefined;
 }
 
 /**

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Engine, storageRetryDelayMs } from '../../devhost/durable/engine/engine';
-import { EventType } from '../../devhost/durable/history';
-import { MemoryStore } from '../../devhost/durable/store/memoryStore';
-import { InstanceMissingError, type EpisodeCommit, type InstanceRecord } from '../../devhost/durable/store/taskHubStore';
+import { Engine, storageRetryDelayMs } from '../../devhost/durable/tsEngine/engine/engine';
+import { EventType } from '../../devhost/durable/tsEngine/history';
+import { MemoryStore } from '../../devhost/durable/tsEngine/store/memoryStore';
+import { InstanceMissingError, type EpisodeCommit, type InstanceRecord } from '../../devhost/durable/tsEngine/store/taskHubStore';
 import type { LogRecord } from '../../devhost/logger';
 import { FunctionsCore, type RegisteredFunction } from '../../devhost/worker/functionsCore';
 import { installFunctionsCore } from '../../devhost/worker/installCore';
@@ -44,18 +44,23 @@ class ForgetfulStore extends MemoryStore {
     }
 }
 
+const logs: LogRecord[] = [];
+
+/** The fixture app, loaded once: one app per process, as in the host. */
+const fixture = (async (): Promise<{ invoker: Invoker; functions: RegisteredFunction[] }> => {
+    const sink = (record: LogRecord) => void logs.push(record);
+    const core = new FunctionsCore(sink);
+    installFunctionsCore(core.moduleApi());
+    await loadApp(fixtureApp('durable-app'), core, sink);
+    return { invoker: new Invoker(core, sink), functions: [...core.functions.values()] };
+})();
+
 describe('the Durable engine when a commit is applied but its answer is lost', () => {
-    const logs: LogRecord[] = [];
     let invoker: Invoker;
     let functions: RegisteredFunction[];
 
     before(async () => {
-        const sink = (record: LogRecord) => void logs.push(record);
-        const core = new FunctionsCore(sink);
-        installFunctionsCore(core.moduleApi());
-        await loadApp(fixtureApp('durable-app'), core, sink);
-        functions = [...core.functions.values()];
-        invoker = new Invoker(core, sink);
+        ({ invoker, functions } = await fixture);
     });
 
     const engines: Engine[] = [];
@@ -109,5 +114,75 @@ describe('the Durable engine when a commit is applied but its answer is lost', (
 describe('the Durable engine backs off while storage is failing', () => {
     test('retries start at a second and double, up to 8 seconds', () => {
         assert.deepEqual([0, 1, 2, 3, 4, 50].map(storageRetryDelayMs), [1000, 2000, 4000, 8000, 8000, 8000]);
+    });
+});
+
+/** A store that may lose what it acknowledged (as Azurite killed between saves): `lose` drops an instance. */
+class LosingStore extends MemoryStore {
+    override readonly losesRecentWrites = true;
+    async lose(instanceId: string): Promise<void> {
+        await super.purgeInstance(instanceId);
+    }
+}
+
+describe('the Durable engine when its store loses instances that ended', () => {
+    let engine: Engine;
+    const store = new LosingStore();
+
+    before(async () => {
+        const { invoker, functions } = await fixture;
+        engine = new Engine({ store, invoker, functions, extraInputs: () => [], sink: (r) => void logs.push(r) });
+        await engine.start();
+    });
+    after(() => engine.stop());
+
+    async function finished(instanceId: string, executionId?: string): Promise<InstanceRecord> {
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+            const record = await engine.getInstance(instanceId);
+            const ended = record && ['Completed', 'Failed', 'Terminated'].includes(record.runtimeStatus);
+            if (ended && (executionId === undefined || record.executionId === executionId)) return record;
+            assert.ok(Date.now() < deadline, `still ${record?.runtimeStatus}`);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+    }
+    /** Longer than the engine's look at kept instances (every 2 s). */
+    const aLookLater = () => new Promise((resolve) => setTimeout(resolve, 4500));
+
+    test('a completed instance the store lost reads completed meanwhile and is written back whole', async () => {
+        const { instanceId } = await engine.startNew('Chain', undefined, ['m', 'n']);
+        await finished(instanceId);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await store.lose(instanceId);
+        assert.equal((await engine.getInstance(instanceId))?.runtimeStatus, 'Completed');
+        await aLookLater();
+        const stored = await store.getInstance(instanceId);
+        assert.equal(stored?.runtimeStatus, 'Completed');
+        assert.deepEqual(JSON.parse(stored?.output ?? 'null'), ['Hello m!', 'Hello n!']);
+        assert.equal((await store.loadHistory(stored!)).filter((e) => e.EventType === EventType.TaskCompleted).length, 2);
+        assert.ok(logs.some((r) => r.message.includes(`Instance ${instanceId} (Completed) was missing from storage`)));
+    });
+
+    test('an ended instance started again is not written back over its new execution', async () => {
+        const id = `again-${Date.now()}`;
+        const first = await finished((await engine.startNew('Chain', id, ['old'])).instanceId);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await store.lose(id);
+        const second = await engine.startNew('Chain', id, ['new']);
+        assert.notEqual(second.executionId, first.executionId);
+        await finished(id, second.executionId);
+        await aLookLater();
+        const stored = await store.getInstance(id);
+        assert.equal(stored?.executionId, second.executionId);
+        assert.deepEqual(JSON.parse(stored?.output ?? 'null'), ['Hello new!']);
+    });
+
+    test('a purged instance stays purged', async () => {
+        const { instanceId } = await engine.startNew('Chain', undefined, ['gone']);
+        await finished(instanceId);
+        assert.equal(await engine.purge(instanceId), true);
+        await aLookLater();
+        assert.equal(await store.getInstance(instanceId), undefined);
+        assert.equal(await engine.getInstance(instanceId), undefined);
     });
 });

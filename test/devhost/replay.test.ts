@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EventType, event, type HistoryEvent } from '../../devhost/durable/history';
-import { ActionType, type Action } from '../../devhost/durable/orchestratorState';
-import { replay, type FunctionKind } from '../../devhost/durable/engine/replay';
+import { EventType, event, type HistoryEvent } from '../../devhost/durable/tsEngine/history';
+import { ActionType, type Action } from '../../devhost/durable/tsEngine/orchestratorState';
+import { replay, type FunctionKind } from '../../devhost/durable/tsEngine/engine/replay';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:00:01.000Z';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Engine, OrchestrationExistsError } from '../../devhost/durable/engine/engine';
-import { MemoryStore } from '../../devhost/durable/store/memoryStore';
-import type { InstanceRecord } from '../../devhost/durable/store/taskHubStore';
+import { Engine, OrchestrationExistsError } from '../../devhost/durable/tsEngine/engine/engine';
+import { MemoryStore } from '../../devhost/durable/tsEngine/store/memoryStore';
+import type { InstanceRecord } from '../../devhost/durable/tsEngine/store/taskHubStore';
 import type { LogRecord } from '../../devhost/logger';
 import { FunctionsCore, type RegisteredFunction } from '../../devhost/worker/functionsCore';
 import { installFunctionsCore } from '../../devhost/worker/installCore';

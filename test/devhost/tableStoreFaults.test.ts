@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TableClient } from '@azure/data-tables';
-import { EventType, type HistoryEvent } from '../../devhost/durable/history';
-import { InstanceMissingError, type InstanceRecord } from '../../devhost/durable/store/taskHubStore';
-import { TableStore } from '../../devhost/durable/store/tableStore';
+import { EventType, type HistoryEvent } from '../../devhost/durable/tsEngine/history';
+import { InstanceMissingError, type InstanceRecord } from '../../devhost/durable/tsEngine/store/taskHubStore';
+import { TableStore } from '../../devhost/durable/tsEngine/store/tableStore';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
 import { until } from '../support/until';
 

@@ -1,5 +1,5 @@
 import { describe } from 'node:test';
-import { builtHostDll, hasDotnet } from '../../devhost/extension/dotnetProject';
+import { builtHostDll, hasDotnet } from '../../devhost/durable/realExtension/dotnetProject';
 
 /**
  * The local host's two Durable backends, for suites that must hold on both: the TypeScript engine

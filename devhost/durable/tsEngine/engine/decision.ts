@@ -4,7 +4,7 @@
  * no clock, no I/O, so every rule of an episode can be read (and tested) here. The episode (episode.ts) runs
  * the orchestrator between `beginEpisode` and `endEpisode`, and carries out the decision.
  */
-import type { InvocationOutcome } from '../../worker/invoke';
+import type { InvocationOutcome } from '../../../worker/invoke';
 import {
     EventType,
     OrchestrationStatusCode,

@@ -7,12 +7,12 @@ import { TERMINAL_STATUSES, toJsonText, type HistoryEvent } from '../history';
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import { cancelTimer, clearTimers, type Actor } from './actor';
 import { beginEpisode, discardMessages, endEpisode, takeMessages, type Decision } from './decision';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 import { instanceClock, newId } from './instanceRecord';
 import { orchestratorTrigger, startMessage } from './messages';
 
 export class EpisodeRunner {
-    constructor(private readonly rooms: Pick<EngineRooms, 'store' | 'invoker' | 'catalog' | 'executor' | 'finishWaiters' | 'log'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'invoker' | 'catalog' | 'executor' | 'finishWaiters' | 'log'>) {}
 
     async run(actor: Actor): Promise<void> {
         const record = actor.record;
@@ -29,12 +29,12 @@ export class EpisodeRunner {
             const state = { record, history: actor.history };
             const start = beginEpisode(state, now, step, completions);
             if (start.kind !== 'runOrchestrator') return await this.apply(actor, start);
-            const outcome = await this.rooms.invoker.invoke({
+            const outcome = await this.parts.invoker.invoke({
                 functionId: record.name,
-                inputData: this.rooms.catalog.inputs(record.name, orchestratorTrigger(record, start.history)),
+                inputData: this.parts.catalog.inputs(record.name, orchestratorTrigger(record, start.history)),
                 triggerMetadata: {},
             });
-            const decision = endEpisode(state, now, step, { ...start, outcome }, (name) => this.rooms.catalog.kind(name));
+            const decision = endEpisode(state, now, step, { ...start, outcome }, (name) => this.parts.catalog.kind(name));
             await this.apply(actor, decision);
         } catch (err) {
             // Nothing was committed: the in-memory results must survive for the next attempt.
@@ -49,18 +49,18 @@ export class EpisodeRunner {
         if (!(await this.#commit(actor, decision.record, decision.events, decision.taken))) return;
         if (decision.kind === 'continue') {
             for (const id of decision.canceledTimers) cancelTimer(actor, id);
-            for (const work of decision.newWork) this.rooms.executor.dispatch(actor, work);
+            for (const work of decision.newWork) this.parts.executor.dispatch(actor, work);
             return;
         }
         const { status, output } = decision;
         clearTimers(actor);
-        this.rooms.finishWaiters.wake(actor.record.instanceId);
-        this.rooms.log(
+        this.parts.finishWaiters.wake(actor.record.instanceId);
+        this.parts.log(
             status === 'Completed' ? 'information' : 'warning',
             `Orchestration ${actor.record.instanceId} ${status.toLowerCase()}${status === 'Completed' ? '' : `: ${String(output)}`}`,
             actor.record.name
         );
-        if (actor.record.parent) await this.rooms.executor.notifyParent(actor.record, actor.record.parent);
+        if (actor.record.parent) await this.parts.executor.notifyParent(actor.record, actor.record.parent);
     }
 
     async #continueAsNew(actor: Actor, decision: Extract<Decision, { kind: 'continueAsNew' }>): Promise<void> {
@@ -76,7 +76,7 @@ export class EpisodeRunner {
             historyChunks: 0,
         };
         const start = startMessage(next);
-        const committed = await this.rooms.store.commitEpisode({
+        const committed = await this.parts.store.commitEpisode({
             record: next,
             newEvents: [],
             consumed: taken.map((m) => m.key),
@@ -95,7 +95,7 @@ export class EpisodeRunner {
     async #commit(actor: Actor, record: InstanceRecord, newEvents: HistoryEvent[], taken: readonly InboxMessage[]): Promise<boolean> {
         const next = { ...record, historyChunks: record.historyChunks + (newEvents.length > 0 ? 1 : 0) };
         const played = newEvents.map((e) => ({ ...e, IsPlayed: true }));
-        const committed = await this.rooms.store.commitEpisode({
+        const committed = await this.parts.store.commitEpisode({
             record: next,
             newEvents: played,
             consumed: taken.map((m) => m.key),

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DurableBackend } from '../durableBackend';
-import type { ExtraRoute } from '../http/frontDoorTypes';
-import { durableWebhookRoute, WEBHOOK_PATH } from '../http/webhookRoute';
-import type { LogSink } from '../logger';
-import { extraInputBindings, triggerOf } from '../worker/bindings';
-import type { RpcParameterBinding } from '../worker/coreTypes';
-import type { RegisteredFunction } from '../worker/functionsCore';
-import type { Invoker } from '../worker/invoke';
+import type { ExtraRoute } from '../../http/frontDoorTypes';
+import { foreignRequestRefusal } from '../../http/loopbackGuard';
+import { durableWebhookRoute, WEBHOOK_PATH } from '../../http/webhookRoute';
+import { triggerOf } from '../../worker/bindings';
+import type { RpcParameterBinding } from '../../worker/coreTypes';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import { clientBindingInputs, hasClientBinding } from '../clientBinding';
+import type { DurableBackend, DurableBackendOptions } from '../seam';
 import { Engine } from './engine/engine';
 import { ManagementApi } from './api/managementApi';
 import { MemoryStore } from './store/memoryStore';
@@ -15,54 +15,34 @@ import type { TaskHubStore } from './store/taskHubStore';
 import { TableStore } from './store/tableStore';
 import { WebhookUrls } from './api/webhookUrls';
 
-export type StorageChoice = 'azure' | 'memory';
-
-export interface DurableExtensionOptions {
-    functions: readonly RegisteredFunction[];
-    invoker: Invoker;
-    hubName: string;
-    /** The app setting holding the storage connection string (host.json storageProvider.connectionName). */
-    connectionName: string;
-    storage: StorageChoice;
-    /** The host's public origin, for the webhook URLs handed to clients. */
-    publicBaseUrl: string;
-    functionKey?: string;
-    /** Called when Durable Functions can no longer run here (another host took the task hub). */
-    onFatal: (reason: string) => void;
-    sink: LogSink;
-}
-
-const CLIENT_BINDING_TYPES = new Set(['durableClient', 'orchestrationClient']);
 const DURABLE_TRIGGERS = new Set(['orchestrationTrigger', 'activityTrigger', 'entityTrigger']);
 
 /**
- * Stands in for the Durable Functions extension: the orchestration engine over a task hub store, the
- * internal HTTP endpoint the JavaScript `DurableClient` calls (`rpcBaseUrl`, loopback only, like the
- * extension's LocalHttpListener), the public `/runtime/webhooks/durabletask` routes, and the client binding.
+ * This project's TypeScript engine as the local host's Durable backend, standing in for the extension: the
+ * orchestration engine over a task hub store, the internal HTTP endpoint the JavaScript `DurableClient`
+ * calls (`rpcBaseUrl`, loopback only, like the extension's LocalHttpListener), the public
+ * `/runtime/webhooks/durabletask` routes, and the client binding.
  *
- * This file is the wiring; the rooms it wires: engine/ (the semantics: episodes, their work, recovery),
+ * This file is the wiring; the parts it wires: engine/ (the semantics: episodes, their work, recovery),
  * store/ (task hub state: in Azure Tables or in memory) and api/ (the HTTP surface: the management API,
  * status payloads, webhook URLs).
  */
-export class DurableExtension implements DurableBackend {
+export class TsEngineBackend implements DurableBackend {
     readonly kind = 'ts';
 
     private constructor(
         private readonly parts:
-            | { engine: Engine; store: TaskHubStore; api: ManagementApi; urls: WebhookUrls; rpc: Server; rpcBaseUrl: string }
+            | { engine: Engine; store: TaskHubStore; api: ManagementApi; rpc: Server; clientBinding: string }
             | undefined,
         private readonly functionKey: string | undefined,
         readonly description: string
     ) {}
 
-    static async start(options: DurableExtensionOptions): Promise<DurableExtension> {
+    static async start(options: DurableBackendOptions): Promise<TsEngineBackend> {
         const { functions, sink } = options;
-        const usesDurable = functions.some(
-            (fn) =>
-                DURABLE_TRIGGERS.has(triggerOf(fn)?.type ?? '') || extraInputBindings(fn).some((b) => CLIENT_BINDING_TYPES.has(b.type))
-        );
+        const usesDurable = functions.some((fn) => DURABLE_TRIGGERS.has(triggerOf(fn)?.type ?? '') || hasClientBinding(fn));
         // An app without Durable Functions needs no storage at all.
-        if (!usesDurable) return new DurableExtension(undefined, options.functionKey, 'no Durable functions');
+        if (!usesDurable) return new TsEngineBackend(undefined, options.functionKey, 'no Durable functions');
 
         for (const fn of functions) {
             if (triggerOf(fn)?.type === 'entityTrigger') {
@@ -77,7 +57,7 @@ export class DurableExtension implements DurableBackend {
         let engine: Engine | undefined;
         const store = createStore(options, (reason) => {
             sink({ level: 'critical', category: 'host', message: `Stopping Durable Functions: ${reason}.` });
-            void engine?.stop().then(() => options.onFatal(reason));
+            void engine?.stop({ storageIsOurs: false }).then(() => options.onFatal(reason));
         });
         await store.open();
 
@@ -85,6 +65,8 @@ export class DurableExtension implements DurableBackend {
         let api: ManagementApi | undefined;
         const rpc = createServer((req, res) => {
             const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+            const refusal = foreignRequestRefusal(req.headers, true);
+            if (refusal) return void req.resume().once('end', () => res.writeHead(403, { 'content-type': 'text/plain' }).end(refusal));
             if (!api || !url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
             void api.handle(req, res, url.pathname.slice('/durabletask/'.length), url.searchParams);
         });
@@ -94,19 +76,20 @@ export class DurableExtension implements DurableBackend {
         });
         const rpcBaseUrl = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/durabletask/`;
         const urls = new WebhookUrls(options.publicBaseUrl, options.hubName, options.functionKey);
+        const clientBinding = JSON.stringify(urls.clientBinding(rpcBaseUrl));
 
         engine = new Engine({
             store,
             invoker: options.invoker,
             functions,
-            extraInputs: (fn) => clientInputs(fn, urls, rpcBaseUrl),
+            extraInputs: (fn) => clientBindingInputs(fn, clientBinding),
             sink,
         });
         api = new ManagementApi(engine, urls);
         await engine.start();
         sink({ level: 'information', category: 'host', message: `Durable Functions: task hub ${options.hubName} in ${store.description}` });
-        return new DurableExtension(
-            { engine, store, api, urls, rpc, rpcBaseUrl },
+        return new TsEngineBackend(
+            { engine, store, api, rpc, clientBinding },
             options.functionKey,
             `the TypeScript engine, task hub ${options.hubName} in ${store.description}`
         );
@@ -125,7 +108,7 @@ export class DurableExtension implements DurableBackend {
 
     /** Values for a function's durable client bindings, as the extension binds them for JavaScript. */
     inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
-        return this.parts ? clientInputs(fn, this.parts.urls, this.parts.rpcBaseUrl) : [];
+        return this.parts ? clientBindingInputs(fn, this.parts.clientBinding) : [];
     }
 
     async stop(): Promise<void> {
@@ -139,22 +122,7 @@ export class DurableExtension implements DurableBackend {
     }
 }
 
-/** The client binding is the same for every invocation of a function: built once, on first use. */
-const clientInputsCache = new WeakMap<RegisteredFunction, RpcParameterBinding[]>();
-
-function clientInputs(fn: RegisteredFunction, urls: WebhookUrls, rpcBaseUrl: string): RpcParameterBinding[] {
-    let inputs = clientInputsCache.get(fn);
-    if (!inputs) {
-        const value = JSON.stringify(urls.clientBinding(rpcBaseUrl));
-        inputs = extraInputBindings(fn)
-            .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
-            .map((binding) => ({ name: binding.name, data: { string: value } }));
-        clientInputsCache.set(fn, inputs);
-    }
-    return inputs;
-}
-
-function createStore(options: DurableExtensionOptions, onLeaseLost: (reason: string) => void): TaskHubStore {
+function createStore(options: DurableBackendOptions, onLeaseLost: (reason: string) => void): TaskHubStore {
     if (options.storage === 'memory') return new MemoryStore();
     const connectionString = process.env[options.connectionName];
     if (!connectionString) {

@@ -10,7 +10,7 @@ import { ConcurrencyError, InstanceMissingError, StorageRejectedError, type Inst
 import type { Actor } from './actor';
 import { finishDecision } from './decision';
 import { describe } from './engineLog';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 import { instanceClock } from './instanceRecord';
 import { parseJson } from './messages';
 
@@ -27,20 +27,20 @@ export function storageRetryDelayMs(attempt: number): number {
 export type AfterFailure = 'stop' | 'again' | 'backoff';
 
 export class Recovery {
-    constructor(private readonly rooms: Pick<EngineRooms, 'store' | 'instances' | 'scheduler' | 'episodes' | 'executor' | 'log'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'instances' | 'scheduler' | 'episodes' | 'executor' | 'log'>) {}
 
     /** Loads an instance and redoes what its history left open, as after a crash. */
     async recover(record: InstanceRecord): Promise<void> {
-        const actor = await this.rooms.instances.load(record);
+        const actor = await this.parts.instances.load(record);
         this.#resumeOutstandingWork(actor);
-        this.rooms.scheduler.kick(actor);
+        this.parts.scheduler.kick(actor);
     }
 
     async afterFailedEpisode(actor: Actor, err: unknown): Promise<AfterFailure> {
         if (err instanceof ConcurrencyError) {
             // The stored instance is not what this actor holds (a purge, a restart, or a commit that was
             // applied although its answer was lost): start again from what is stored.
-            this.rooms.instances.retire(actor);
+            this.parts.instances.retire(actor);
             await this.#reload(actor.record.instanceId);
             return 'stop';
         }
@@ -58,43 +58,43 @@ export class Recovery {
      */
     async #restore(actor: Actor): Promise<boolean> {
         try {
-            const restored = await this.rooms.store.restoreInstance(actor.record, actor.history, actor.inbox);
+            const restored = await this.parts.store.restoreInstance(actor.record, actor.history, actor.inbox);
             if (actor.retired) return false;
             actor.record = restored;
-            this.rooms.log('warning', `Instance ${actor.record.instanceId} was missing from storage; wrote it back from memory`, actor.record.name);
+            this.parts.log('warning', `Instance ${actor.record.instanceId} was missing from storage; wrote it back from memory`, actor.record.name);
             return true;
         } catch (err) {
-            this.rooms.log('error', `Writing instance ${actor.record.instanceId} back to storage failed: ${describe(err)}`, actor.record.name);
+            this.parts.log('error', `Writing instance ${actor.record.instanceId} back to storage failed: ${describe(err)}`, actor.record.name);
             return false;
         }
     }
 
     async #reload(instanceId: string): Promise<void> {
         try {
-            const fresh = await this.rooms.store.getInstance(instanceId);
+            const fresh = await this.parts.store.getInstance(instanceId);
             if (fresh && !TERMINAL_STATUSES.has(fresh.runtimeStatus)) await this.recover(fresh);
         } catch (err) {
-            this.rooms.log('error', `Reloading ${instanceId} failed; retrying: ${describe(err)}`);
+            this.parts.log('error', `Reloading ${instanceId} failed; retrying: ${describe(err)}`);
             setTimeout(() => void this.#reload(instanceId), RETRY_AFTER_STORAGE_ERROR_MS).unref();
         }
     }
 
     /** The store refused the episode's data for good (too large, say): the orchestration fails, as in the extension. */
     async #failForStorage(actor: Actor, err: StorageRejectedError): Promise<void> {
-        this.rooms.log('error', `Instance ${actor.record.instanceId} cannot be stored: ${err.message}`, actor.record.name);
+        this.parts.log('error', `Instance ${actor.record.instanceId} cannot be stored: ${err.message}`, actor.record.name);
         actor.completions = [];
         try {
             const reason = `Orchestrator function '${actor.record.name}' failed: ${err.message}`;
-            await this.rooms.episodes.apply(actor, finishDecision(actor.record, instanceClock(actor), [], 'Failed', reason, [], null));
+            await this.parts.episodes.apply(actor, finishDecision(actor.record, instanceClock(actor), [], 'Failed', reason, [], null));
         } catch (second) {
-            this.rooms.log('error', `Giving up on instance ${actor.record.instanceId}: ${describe(second)}`, actor.record.name);
-            this.rooms.instances.retire(actor);
+            this.parts.log('error', `Giving up on instance ${actor.record.instanceId}: ${describe(second)}`, actor.record.name);
+            this.parts.instances.retire(actor);
         }
     }
 
     /** After a restart: whatever the history scheduled and never saw finish is started again. */
     #resumeOutstandingWork(actor: Actor): void {
-        const { executor } = this.rooms;
+        const { executor } = this.parts;
         const done = new Set<number>();
         for (const e of actor.history) {
             const id = completedId(e);

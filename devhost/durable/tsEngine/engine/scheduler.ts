@@ -8,7 +8,7 @@ import { TERMINAL_STATUSES } from '../history';
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import { clearTimers, hasWork, type Actor } from './actor';
 import { describe } from './engineLog';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 import { startMessage } from './messages';
 import { storageRetryDelayMs } from './recovery';
 
@@ -21,7 +21,7 @@ export class Scheduler {
     #stopped = false;
     #running = new Set<Promise<void>>();
 
-    constructor(private readonly rooms: Pick<EngineRooms, 'store' | 'instances' | 'episodes' | 'recovery' | 'log'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'instances' | 'episodes' | 'recovery' | 'log'>) {}
 
     get stopped(): boolean {
         return this.#stopped;
@@ -30,16 +30,16 @@ export class Scheduler {
     /** Stops taking work; in-flight episodes finish (or are abandoned after a grace period). */
     async stop(): Promise<void> {
         this.#stopped = true;
-        for (const actor of this.rooms.instances.all()) clearTimers(actor);
+        for (const actor of this.parts.instances.all()) clearTimers(actor);
         const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
         await Promise.race([Promise.allSettled([...this.#running]), grace]);
     }
 
     /** Starts a newly created instance (replacing any earlier actor for its id). */
     start(record: InstanceRecord): void {
-        const previous = this.rooms.instances.get(record.instanceId);
-        if (previous) this.rooms.instances.retire(previous);
-        this.kick(this.rooms.instances.adopt(record, [], [startMessage(record)]));
+        const previous = this.parts.instances.get(record.instanceId);
+        if (previous) this.parts.instances.retire(previous);
+        this.kick(this.parts.instances.adopt(record, [], [startMessage(record)]));
     }
 
     /**
@@ -47,12 +47,12 @@ export class Scheduler {
      * and hands it to the instance's actor, loading it if need be.
      */
     async post(instanceId: string, make: () => InboxMessage, executionId?: string): Promise<ClientOperationResult> {
-        const record = await this.rooms.instances.current(instanceId);
+        const record = await this.parts.instances.current(instanceId);
         if (!record) return 'notFound';
         if (TERMINAL_STATUSES.has(record.runtimeStatus) || (executionId !== undefined && record.executionId !== executionId)) return 'gone';
         const message = make();
-        await this.rooms.store.addMessage(instanceId, message);
-        this.accept(this.rooms.instances.get(instanceId) ?? (await this.rooms.instances.load(record)), message);
+        await this.parts.store.addMessage(instanceId, message);
+        this.accept(this.parts.instances.get(instanceId) ?? (await this.parts.instances.load(record)), message);
         return 'accepted';
     }
 
@@ -67,12 +67,12 @@ export class Scheduler {
         if (actor.busy || actor.retired || this.#stopped || !hasWork(actor)) return;
         actor.busy = true;
         const run = this.#drain(actor)
-            .catch((err: unknown) => this.rooms.log('error', `Instance ${actor.record.instanceId} stopped: ${describe(err)}`))
+            .catch((err: unknown) => this.parts.log('error', `Instance ${actor.record.instanceId} stopped: ${describe(err)}`))
             .finally(() => {
                 actor.busy = false;
                 this.#running.delete(run);
                 if (TERMINAL_STATUSES.has(actor.record.runtimeStatus) && actor.inbox.length === 0) {
-                    this.rooms.instances.forget(actor.record.instanceId);
+                    this.parts.instances.forget(actor);
                 } else {
                     this.kick(actor);
                 }
@@ -86,14 +86,14 @@ export class Scheduler {
         let failures = 0;
         while (hasWork(actor) && !actor.retired && !this.#stopped) {
             try {
-                await this.rooms.episodes.run(actor);
+                await this.parts.episodes.run(actor);
                 failures = 0;
             } catch (err) {
-                const next = await this.rooms.recovery.afterFailedEpisode(actor, err);
+                const next = await this.parts.recovery.afterFailedEpisode(actor, err);
                 if (next === 'stop') return;
                 if (next === 'again') continue;
                 const delay = storageRetryDelayMs(failures++);
-                this.rooms.log(
+                this.parts.log(
                     'error',
                     `Episode for ${actor.record.instanceId} failed; retrying: ${describe(err)} (next attempt in ${delay} ms)`,
                     actor.record.name

@@ -19,6 +19,7 @@ interface Partition {
 /** Task hub state in process memory: fast, and gone when the process ends. For tests and `--storage memory`; `npm start` keeps it in Azure Storage. */
 export class MemoryStore implements TaskHubStore {
     readonly description = 'process memory (lost on exit)';
+    readonly losesRecentWrites: boolean = false;
     #partitions = new Map<string, Partition>();
     #etag = 0;
 

@@ -2,9 +2,9 @@
  * The app's Durable functions by name: which kind each one is (orchestrator, activity, entity), and the
  * inputs the host binds when it invokes one (its trigger's value first, then its other input bindings).
  */
-import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
-import { triggerOf } from '../../worker/bindings';
-import type { RegisteredFunction } from '../../worker/functionsCore';
+import type { RpcParameterBinding, RpcTypedData } from '../../../worker/coreTypes';
+import { triggerOf } from '../../../worker/bindings';
+import type { RegisteredFunction } from '../../../worker/functionsCore';
 import type { FunctionKind } from './replay';
 
 export class FunctionCatalog {

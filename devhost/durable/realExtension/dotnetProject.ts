@@ -4,12 +4,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, resolve } from 'node:path';
 
 /**
- * The .NET host of the real Durable extension (devhost/extension/DurableHost): found, built on first
+ * The .NET host of the real Durable extension (devhost/durable/realExtension/DurableHost): found, built on first
  * use, and cached by a hash of its sources, so a second start costs nothing and an edit rebuilds it.
  */
 
-/** The project folder in the repository, from this file's place in dist/devhost/extension. */
-export const PROJECT_DIR = resolve(__dirname, '..', '..', '..', 'devhost', 'extension', 'DurableHost');
+/** The project folder in the repository, from this file's place in dist/devhost/durable/realExtension. */
+export const PROJECT_DIR = resolve(__dirname, '..', '..', '..', '..', 'devhost', 'durable', 'realExtension', 'DurableHost');
 
 export class DotnetMissingError extends Error {
     override name = 'DotnetMissingError';

@@ -5,18 +5,18 @@
  * After a crash, `start()` reloads every unfinished instance and redoes what its history left open.
  *
  * This file is the engine's front: the client operations the management API calls, and the wiring of its
- * rooms (engineRooms.ts): the decision of an episode (decision.ts) and its commit (episode.ts), the
+ * components (engineComponents.ts): the decision of an episode (decision.ts) and its commit (episode.ts), the
  * scheduler of episodes (scheduler.ts), the executor of the work they schedule (executor.ts), recovery
  * (recovery.ts), and the instances held in memory (loadedInstances.ts).
  */
-import type { LogSink } from '../../logger';
-import type { RpcParameterBinding } from '../../worker/coreTypes';
-import type { RegisteredFunction } from '../../worker/functionsCore';
-import type { Invoker } from '../../worker/invoke';
+import type { LogSink } from '../../../logger';
+import type { RpcParameterBinding } from '../../../worker/coreTypes';
+import type { RegisteredFunction } from '../../../worker/functionsCore';
+import type { Invoker } from '../../../worker/invoke';
 import { EventType, TERMINAL_STATUSES, event, toJsonText, type HistoryEvent } from '../history';
 import type { InstancePage, InstanceQuery, InstanceRecord, TaskHubStore } from '../store/taskHubStore';
 import { engineLog, type EngineLog } from './engineLog';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 import { EpisodeRunner } from './episode';
 import { Executor } from './executor';
 import { FinishWaiters } from './finishWaiters';
@@ -24,6 +24,7 @@ import { FunctionCatalog } from './functionCatalog';
 import { newId, newRecord } from './instanceRecord';
 import { LoadedInstances } from './loadedInstances';
 import { messageKey, startMessage } from './messages';
+import { RecentlyEnded } from './recentlyEnded';
 import { Recovery } from './recovery';
 import type { FunctionKind } from './replay';
 import { Scheduler, type ClientOperationResult } from './scheduler';
@@ -49,33 +50,34 @@ export interface EngineOptions {
 }
 
 export class Engine {
-    readonly #rooms: EngineRooms;
+    readonly #parts: EngineComponents;
     readonly #log: EngineLog;
 
     constructor(options: EngineOptions) {
         this.#log = engineLog(options.sink);
-        // Each room reaches the others through this object, and only when it runs, so the order of building is free.
-        const rooms = {
+        // Each component reaches the others through this object, and only when it runs, so the order of building is free.
+        const parts = {
             store: options.store,
             invoker: options.invoker,
             catalog: new FunctionCatalog(options.functions, options.extraInputs),
             log: this.#log,
             finishWaiters: new FinishWaiters(),
-        } as EngineRooms;
-        rooms.instances = new LoadedInstances(rooms);
-        rooms.scheduler = new Scheduler(rooms);
-        rooms.episodes = new EpisodeRunner(rooms);
-        rooms.executor = new Executor(rooms);
-        rooms.recovery = new Recovery(rooms);
-        this.#rooms = rooms;
+        } as EngineComponents;
+        parts.recentlyEnded = new RecentlyEnded(parts);
+        parts.instances = new LoadedInstances(parts);
+        parts.scheduler = new Scheduler(parts);
+        parts.episodes = new EpisodeRunner(parts);
+        parts.executor = new Executor(parts);
+        parts.recovery = new Recovery(parts);
+        this.#parts = parts;
     }
 
     functionKind(name: string): FunctionKind | undefined {
-        return this.#rooms.catalog.kind(name);
+        return this.#parts.catalog.kind(name);
     }
 
     async start(): Promise<void> {
-        const { store, recovery } = this.#rooms;
+        const { store, recovery } = this.#parts;
         const active = await store.activeInstances();
         for (const record of active) await recovery.recover(record);
         if (active.length > 0) {
@@ -83,9 +85,13 @@ export class Engine {
         }
     }
 
-    /** Stops taking work; in-flight episodes finish (or are abandoned after a grace period). */
-    stop(): Promise<void> {
-        return this.#rooms.scheduler.stop();
+    /**
+     * Stops taking work; in-flight episodes finish (or are abandoned after a grace period). Ended instances get
+     * one last look in storage, unless another host took the task hub (its writes are not to be undone).
+     */
+    async stop(options: { storageIsOurs: boolean } = { storageIsOurs: true }): Promise<void> {
+        await this.#parts.scheduler.stop();
+        await this.#parts.recentlyEnded.stop(options.storageIsOurs);
     }
 
     async startNew(name: string, instanceId: string | undefined, input: unknown, version = ''): Promise<InstanceRecord> {
@@ -101,27 +107,29 @@ export class Engine {
         if (seen && !TERMINAL_STATUSES.has(seen.runtimeStatus)) {
             throw new OrchestrationExistsError(`An Orchestration instance with the status ${seen.runtimeStatus} already exists.`);
         }
+        // An ended instance kept for storage's sake is stored as it ended, and not written back over its new execution.
+        if (seen) await this.#parts.recentlyEnded.settle(id);
         const record = newRecord(id, name, version, input);
-        const outcome = await this.#rooms.store.createInstance(
+        const outcome = await this.#parts.store.createInstance(
             record,
             startMessage(record),
             (existing) => seen !== undefined && existing.executionId === seen.executionId && TERMINAL_STATUSES.has(existing.runtimeStatus)
         );
         if ('existing' in outcome) return outcome.existing;
-        this.#rooms.scheduler.start(outcome.created);
+        this.#parts.scheduler.start(outcome.created);
         return outcome.created;
     }
 
     getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
-        return this.#rooms.instances.current(instanceId);
+        return this.#parts.instances.current(instanceId);
     }
 
     getHistory(record: InstanceRecord): Promise<HistoryEvent[]> {
-        return this.#rooms.instances.history(record);
+        return this.#parts.instances.history(record);
     }
 
     queryInstances(query: InstanceQuery): Promise<InstancePage> {
-        return this.#rooms.store.queryInstances(query);
+        return this.#parts.store.queryInstances(query);
     }
 
     raiseEvent(instanceId: string, eventName: string, data: unknown): Promise<ClientOperationResult> {
@@ -144,16 +152,17 @@ export class Engine {
     async waitForFinish(instanceId: string, timeoutMs: number): Promise<void> {
         const record = await this.getInstance(instanceId);
         if (!record || TERMINAL_STATUSES.has(record.runtimeStatus)) return;
-        await this.#rooms.finishWaiters.wait(instanceId, timeoutMs);
+        await this.#parts.finishWaiters.wait(instanceId, timeoutMs);
     }
 
     async purge(instanceId: string): Promise<boolean> {
-        const actor = this.#rooms.instances.get(instanceId);
-        if (actor) this.#rooms.instances.retire(actor);
-        return this.#rooms.store.purgeInstance(instanceId);
+        const actor = this.#parts.instances.get(instanceId);
+        if (actor) this.#parts.instances.retire(actor);
+        await this.#parts.recentlyEnded.drop(instanceId);
+        return this.#parts.store.purgeInstance(instanceId);
     }
 
     #send(instanceId: string, make: (now: string) => HistoryEvent): Promise<ClientOperationResult> {
-        return this.#rooms.scheduler.post(instanceId, () => ({ key: messageKey(), event: make(new Date().toISOString()) }));
+        return this.#parts.scheduler.post(instanceId, () => ({ key: messageKey(), event: make(new Date().toISOString()) }));
     }
 }

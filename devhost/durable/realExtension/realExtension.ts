@@ -2,24 +2,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
-import type { DurableBackend, DurableBackendOptions } from '../durableBackend';
-import type { ExtraRoute } from '../http/frontDoorTypes';
-import { durableWebhookRoute, WEBHOOK_PATH } from '../http/webhookRoute';
-import type { LogLevel, LogSink } from '../logger';
-import { extraInputBindings } from '../worker/bindings';
-import type { RpcParameterBinding } from '../worker/coreTypes';
-import type { RegisteredFunction } from '../worker/functionsCore';
+import type { ExtraRoute } from '../../http/frontDoorTypes';
+import { durableWebhookRoute, WEBHOOK_PATH } from '../../http/webhookRoute';
+import type { LogLevel, LogSink } from '../../logger';
+import type { RpcParameterBinding } from '../../worker/coreTypes';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import { clientBindingInputs } from '../clientBinding';
+import type { DurableBackend, DurableBackendOptions } from '../seam';
 import { builtHostDll } from './dotnetProject';
 import { durableFunctionList, extensionSettings } from './hostSettings';
 import { startNodeBridge } from './nodeBridge';
 
 const READY_PREFIX = 'DURABLE_HOST_READY ';
-const CLIENT_BINDING_TYPES = new Set(['durableClient', 'orchestrationClient']);
 const READY_TIMEOUT_MS = 120_000;
 
 /**
  * The real Durable Functions extension (Azure Storage provider) as the local host's Durable backend: a
- * .NET process (devhost/extension/DurableHost) runs the extension and calls back into this process for
+ * .NET process (DurableHost/ beside this file) runs the extension and calls back into this process for
  * every orchestrator, activity and entity invocation. Its own management API serves the app's durable
  * client (rpcBaseUrl) and, through this front door, the public /runtime/webhooks/durabletask routes.
  */
@@ -45,7 +44,7 @@ export class RealDurableExtension implements DurableBackend {
         const bridge = await startNodeBridge({
             functions: options.functions,
             invoker: options.invoker,
-            extraInputs: (fn) => clientInputs(fn, clientBinding),
+            extraInputs: (fn) => clientBindingInputs(fn, clientBinding),
         });
         const webhookUrl = new URL(options.publicBaseUrl + WEBHOOK_PATH);
         if (options.functionKey) webhookUrl.searchParams.set('code', options.functionKey);
@@ -101,7 +100,7 @@ export class RealDurableExtension implements DurableBackend {
     }
 
     inputsFor(fn: RegisteredFunction): RpcParameterBinding[] {
-        return this.parts ? clientInputs(fn, this.parts.clientBinding) : [];
+        return this.parts ? clientBindingInputs(fn, this.parts.clientBinding) : [];
     }
 
     async stop(): Promise<void> {
@@ -123,12 +122,6 @@ export class RealDurableExtension implements DurableBackend {
 }
 
 const stopping = new WeakSet<ChildProcess>();
-
-function clientInputs(fn: RegisteredFunction, clientBinding: string): RpcParameterBinding[] {
-    return extraInputBindings(fn)
-        .filter((binding) => CLIENT_BINDING_TYPES.has(binding.type))
-        .map((binding) => ({ name: binding.name, data: { string: clientBinding } }));
-}
 
 /** Resolves with the client binding JSON from the child's ready line; rejects if it exits first. */
 async function waitForReady(child: ChildProcess): Promise<string> {

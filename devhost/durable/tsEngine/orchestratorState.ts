@@ -1,5 +1,5 @@
-import type { RpcTypedData } from '../worker/coreTypes';
-import type { InvocationOutcome } from '../worker/invoke';
+import type { InvocationOutcome } from '../../worker/invoke';
+import { fromTypedData } from '../workerData';
 
 /** The out-of-process action types (`durable-functions` `ActionType`, the extension's `AsyncActionType`). */
 export enum ActionType {
@@ -89,20 +89,6 @@ function isOrchestratorState(value: unknown): value is OrchestratorState {
         typeof (value as OrchestratorState).isDone === 'boolean' &&
         Array.isArray((value as OrchestratorState).actions)
     );
-}
-
-/**
- * Decodes a return value as the .NET host does: `json` is parsed, a `string` stays a string (an activity
- * that returns the text '{"a":1}' hands its orchestrator that text, not an object), numbers are numbers.
- */
-export function fromTypedData(data: RpcTypedData | null | undefined): unknown {
-    if (!data) return undefined;
-    if (typeof data.json === 'string') return JSON.parse(data.json);
-    if (typeof data.string === 'string') return data.string;
-    if (typeof data.int === 'number' || typeof data.int === 'string') return Number(data.int);
-    if (typeof data.double === 'number') return data.double;
-    if (data.bytes) return Buffer.from(data.bytes).toString('base64');
-    return undefined;
 }
 
 /**

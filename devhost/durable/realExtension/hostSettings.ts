@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { triggerOf } from '../worker/bindings';
-import type { RegisteredFunction } from '../worker/functionsCore';
+import { triggerOf } from '../../worker/bindings';
+import type { RegisteredFunction } from '../../worker/functionsCore';
 
 /** What the .NET host is told: the app's durable functions, and host.json's Durable settings. */
 

@@ -1,8 +1,8 @@
 /**
- * The engine's rooms as each one sees the others. The engine (engine.ts) builds one of each and wires them
- * together here; every room names, by `Pick`, the few others it uses.
+ * The engine's components as each one sees the others. The engine (engine.ts) builds one of each and wires them
+ * together here; every component names, by `Pick`, the few others it uses.
  */
-import type { Invoker } from '../../worker/invoke';
+import type { Invoker } from '../../../worker/invoke';
 import type { TaskHubStore } from '../store/taskHubStore';
 import type { EpisodeRunner } from './episode';
 import type { Executor } from './executor';
@@ -10,10 +10,11 @@ import type { EngineLog } from './engineLog';
 import type { FinishWaiters } from './finishWaiters';
 import type { FunctionCatalog } from './functionCatalog';
 import type { LoadedInstances } from './loadedInstances';
+import type { RecentlyEnded } from './recentlyEnded';
 import type { Recovery } from './recovery';
 import type { Scheduler } from './scheduler';
 
-export interface EngineRooms {
+export interface EngineComponents {
     store: TaskHubStore;
     invoker: Invoker;
     catalog: FunctionCatalog;
@@ -28,4 +29,6 @@ export interface EngineRooms {
     executor: Executor;
     /** After a crash, a lost instance, a conflicting write or a refused one. */
     recovery: Recovery;
+    /** Ended instances, until their store has surely saved them. */
+    recentlyEnded: RecentlyEnded;
 }

@@ -9,10 +9,10 @@ import { EventType, TERMINAL_STATUSES, event, toJsonText, type HistoryEvent } fr
 import type { InboxMessage, InstanceRecord, ParentRef } from '../store/taskHubStore';
 import { cancelTimer, type Actor } from './actor';
 import { describe } from './engineLog';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 import { newRecord } from './instanceRecord';
-import { activityInput, sameParent, startMessage } from './messages';
-import { fromTypedData } from '../orchestratorState';
+import { activityInput, fromTypedData } from '../../workerData';
+import { sameParent, startMessage } from './messages';
 import type { NewWork } from './replay';
 import { Semaphore } from './semaphore';
 
@@ -22,7 +22,7 @@ const MAX_CONCURRENT_ACTIVITIES = 10 * availableParallelism();
 export class Executor {
     #activitySlots = new Semaphore(MAX_CONCURRENT_ACTIVITIES);
 
-    constructor(private readonly rooms: Pick<EngineRooms, 'store' | 'invoker' | 'catalog' | 'instances' | 'scheduler' | 'log'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'invoker' | 'catalog' | 'instances' | 'scheduler' | 'log'>) {}
 
     dispatch(actor: Actor, work: NewWork): void {
         const executionId = actor.record.executionId;
@@ -43,10 +43,10 @@ export class Executor {
         await this.#activitySlots.acquire();
         let completion: HistoryEvent;
         try {
-            if (actor.retired || this.rooms.scheduler.stopped) return;
-            const outcome = await this.rooms.invoker.invoke({
+            if (actor.retired || this.parts.scheduler.stopped) return;
+            const outcome = await this.parts.invoker.invoke({
                 functionId: name,
-                inputData: this.rooms.catalog.inputs(name, activityInput(input)),
+                inputData: this.parts.catalog.inputs(name, activityInput(input)),
                 triggerMetadata: { instanceId: { string: actor.record.instanceId } },
             });
             const now = new Date().toISOString();
@@ -81,13 +81,13 @@ export class Executor {
         const ref: ParentRef = { instanceId: parent.instanceId, executionId: parent.executionId, taskScheduledId: taskId, name: parent.name };
         const record = { ...newRecord(instanceId, name, version, input), parent: ref };
         try {
-            const outcome = await this.rooms.store.createInstance(
+            const outcome = await this.parts.store.createInstance(
                 record,
                 startMessage(record),
                 (existing) => TERMINAL_STATUSES.has(existing.runtimeStatus) && !sameParent(existing.parent, ref)
             );
             if ('created' in outcome) {
-                this.rooms.scheduler.start(outcome.created);
+                this.parts.scheduler.start(outcome.created);
             } else if (sameParent(outcome.existing.parent, ref)) {
                 // Created before a crash: if it already finished, make sure the parent heard about it.
                 if (TERMINAL_STATUSES.has(outcome.existing.runtimeStatus)) await this.notifyParent(outcome.existing, ref);
@@ -102,7 +102,7 @@ export class Executor {
                 });
             }
         } catch (err) {
-            this.rooms.log('error', `Could not start sub-orchestration ${instanceId}: ${describe(err)}`, name);
+            this.parts.log('error', `Could not start sub-orchestration ${instanceId}: ${describe(err)}`, name);
         }
     }
 
@@ -127,11 +127,11 @@ export class Executor {
     #complete(actor: Actor, executionId: string, completion: HistoryEvent): void {
         if (actor.retired || actor.record.executionId !== executionId || TERMINAL_STATUSES.has(actor.record.runtimeStatus)) return;
         actor.completions.push({ executionId, event: completion });
-        this.rooms.scheduler.kick(actor);
+        this.parts.scheduler.kick(actor);
     }
 
     async #deliver(parent: ParentRef, message: InboxMessage): Promise<void> {
-        await this.rooms.scheduler.post(parent.instanceId, () => message, parent.executionId);
+        await this.parts.scheduler.post(parent.instanceId, () => message, parent.executionId);
     }
 }
 

@@ -5,12 +5,12 @@
 import { EventType, type HistoryEvent } from '../history';
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import { clearTimers, type Actor } from './actor';
-import type { EngineRooms } from './engineRooms';
+import type { EngineComponents } from './engineComponents';
 
 export class LoadedInstances {
     #actors = new Map<string, Actor>();
 
-    constructor(private readonly rooms: Pick<EngineRooms, 'store'>) {}
+    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'recentlyEnded'>) {}
 
     get(instanceId: string): Actor | undefined {
         return this.#actors.get(instanceId);
@@ -20,15 +20,16 @@ export class LoadedInstances {
         return this.#actors.values();
     }
 
-    /** The instance's current record: the loaded one's, else the stored one. */
+    /** The instance's current record: the loaded one's, else one that ended lately, else the stored one. */
     async current(instanceId: string): Promise<InstanceRecord | undefined> {
-        return this.#actors.get(instanceId)?.record ?? (await this.rooms.store.getInstance(instanceId));
+        const held = this.#actors.get(instanceId) ?? this.parts.recentlyEnded.get(instanceId);
+        return held?.record ?? (await this.parts.store.getInstance(instanceId));
     }
 
     async history(record: InstanceRecord): Promise<HistoryEvent[]> {
-        const actor = this.#actors.get(record.instanceId);
-        if (actor && actor.record.executionId === record.executionId) return actor.history;
-        return this.rooms.store.loadHistory(record);
+        const held = this.#actors.get(record.instanceId) ?? this.parts.recentlyEnded.get(record.instanceId);
+        if (held && held.record.executionId === record.executionId) return held.history;
+        return this.parts.store.loadHistory(record);
     }
 
     /** The loaded actor for a stored instance, loading its history and inbox if need be. */
@@ -36,8 +37,8 @@ export class LoadedInstances {
         const existing = this.#actors.get(record.instanceId);
         if (existing) return existing;
         const [history, inbox] = await Promise.all([
-            this.rooms.store.loadHistory(record),
-            this.rooms.store.loadInbox(record.instanceId),
+            this.parts.store.loadHistory(record),
+            this.parts.store.loadInbox(record.instanceId),
         ]);
         // The start message first: inbox keys order later messages by arrival, but not against it.
         inbox.sort((a, b) => Number(b.event.EventType === EventType.ExecutionStarted) - Number(a.event.EventType === EventType.ExecutionStarted));
@@ -50,9 +51,11 @@ export class LoadedInstances {
         return actor;
     }
 
-    /** Drops a finished instance from memory once nothing waits for it. */
-    forget(instanceId: string): void {
-        this.#actors.delete(instanceId);
+    /** Drops a finished instance from memory once nothing waits for it (kept apart until surely stored). */
+    forget(actor: Actor): void {
+        if (this.#actors.get(actor.record.instanceId) !== actor) return;
+        this.#actors.delete(actor.record.instanceId);
+        this.parts.recentlyEnded.keep(actor.record, actor.history);
     }
 
     /** The instance was purged or replaced: late work for this actor is dropped. */

@@ -1,4 +1,4 @@
-import { WEBHOOK_PATH } from '../../http/webhookRoute';
+import { WEBHOOK_PATH } from '../../../http/webhookRoute';
 
 /** Public management URLs, in the shapes the extension hands out (HttpManagementPayload, the client binding). */
 export interface ManagementPayload {

@@ -1,5 +1,5 @@
-/** How the engine's rooms write to the host log, and how they name an error in one line. */
-import type { LogSink } from '../../logger';
+/** How the engine's components write to the host log, and how they name an error in one line. */
+import type { LogSink } from '../../../logger';
 
 /** One line, at a level, optionally naming the function. */
 export type EngineLog = (level: 'information' | 'warning' | 'error', message: string, functionName?: string) => void;

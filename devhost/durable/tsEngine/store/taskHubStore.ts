@@ -94,6 +94,11 @@ export class LeaseError extends Error {
  */
 export interface TaskHubStore {
     readonly description: string;
+    /**
+     * True when the store may lose writes it acknowledged (Azurite, killed between its saves), so the engine
+     * keeps what ended until it is surely stored (engine/recentlyEnded.ts).
+     */
+    readonly losesRecentWrites: boolean;
     /** Prepares the store and takes the task hub's lease, so two hosts never run the same hub. */
     open(): Promise<void>;
     close(): Promise<void>;

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { activityInput } from '../durable/engine/messages';
-import { fromTypedData } from '../durable/orchestratorState';
-import { triggerOf } from '../worker/bindings';
-import type { RpcParameterBinding, RpcTypedData } from '../worker/coreTypes';
-import type { RegisteredFunction } from '../worker/functionsCore';
-import type { Invoker } from '../worker/invoke';
+import { foreignRequestRefusal } from '../../http/loopbackGuard';
+import { activityInput, fromTypedData } from '../workerData';
+import { triggerOf } from '../../worker/bindings';
+import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
+import type { RegisteredFunction } from '../../worker/functionsCore';
+import type { Invoker } from '../../worker/invoke';
 
 /**
  * The Node end of the bridge: the .NET host's generated functions POST each trigger payload here, and
@@ -35,6 +35,9 @@ export interface NodeBridgeOptions {
 export async function startNodeBridge(options: NodeBridgeOptions): Promise<{ server: Server; url: string }> {
     const byName = new Map(options.functions.map((fn) => [fn.metadata.name, fn]));
     const server = createServer((req, res) => {
+        // It runs any of the app's functions on any input: never for a browser's page (loopbackGuard.ts).
+        const refusal = foreignRequestRefusal(req.headers, true);
+        if (refusal) return void req.resume().once('end', () => res.writeHead(403, { 'content-type': 'text/plain' }).end(refusal));
         void answer(req).then(
             (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
             (error: unknown) => res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error))

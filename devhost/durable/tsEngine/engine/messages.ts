@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RpcTypedData } from '../../worker/coreTypes';
+import type { RpcTypedData } from '../../../worker/coreTypes';
 import { EventType, event, toJsonText, type HistoryEvent } from '../history';
 import type { NewWork } from './replay';
 import type { InboxMessage, InstanceRecord, ParentRef } from '../store/taskHubStore';
@@ -50,15 +50,6 @@ export function schedulingEvent(work: NewWork, now: string): HistoryEvent {
                 ...(work.version ? { Version: work.version } : {}),
             });
     }
-}
-
-/**
- * The extension binds activity input as a string for out-of-process workers; the library JSON-parses it.
- * (durable-functions pre-encodes string inputs, so the string "123" stays a string.)
- */
-export function activityInput(input: unknown): RpcTypedData {
-    if (input === undefined || input === null) return {};
-    return { string: typeof input === 'string' ? input : JSON.stringify(input) };
 }
 
 /** The orchestration trigger's value for one episode: the history to replay and the instance's input. */

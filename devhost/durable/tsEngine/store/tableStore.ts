@@ -33,6 +33,8 @@ export interface TableStoreOptions extends TableLeaseOptions {
 
 export class TableStore implements TaskHubStore {
     readonly description: string;
+    // Azure Storage keeps what it acknowledged; Azurite, which this store cannot tell from it, may not.
+    readonly losesRecentWrites = true;
     #table: TableClient;
     #lease: TableLease;
 
