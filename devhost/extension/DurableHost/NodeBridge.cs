@@ -53,6 +53,17 @@ public sealed class NodeBridge(string baseUrl)
         if (answer.Value<bool>("ok")) return answer["result"] ?? JValue.CreateNull();
         var message = answer.Value<string>("message") ?? "";
         var stack = answer.Value<string>("stack") ?? "";
+        // A failure of the platform, not of the function, reaches the extension as the host's own exception,
+        // not as the worker's RpcException text.
+        switch (answer.Value<string>("platform"))
+        {
+            case "timeout": throw new Microsoft.Azure.WebJobs.Host.FunctionTimeoutException(message);
+            case "worker-exit": throw new WorkerProcessExitException(message);
+            case "no-worker": throw new InvalidOperationException(message);
+        }
         throw new Exception($"Result: Failure\nException: {message}\nStack: {stack}");
     }
 }
+
+/// <summary>The Functions host's exception for a language worker that exited (WebJobs.Script, not on NuGet).</summary>
+public sealed class WorkerProcessExitException(string message) : Exception(message);
