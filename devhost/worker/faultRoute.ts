@@ -16,7 +16,8 @@ const faultSchema = z.object({
 /**
  * The local host's fault mode, for tests: `POST /admin/devhost/faults {"fault":"worker-exit"|"no-worker"|"timeout",
  * "function":"MineBlock"}` fails one in-flight invocation as the Functions host reports a worker exit, a missing
- * worker or a functionTimeout. 200 `{"invocationId"}`, or 409 when none is in flight (ask again). Loopback only;
+ * worker or a functionTimeout. 200 `{"invocationId"}`; when none is in flight, 202 `{"armed": true}`: the next one
+to start fails once it runs. Loopback only;
  * a request with an Origin (a browser page) or without a JSON body is refused, so no web page can post it.
  */
 export function faultRoute(invoker: Invoker, sink: LogSink): ExtraRoute {
@@ -51,7 +52,9 @@ export function faultRoute(invoker: Invoker, sink: LogSink): ExtraRoute {
         }
         const invocationId = invoker.failInFlight(parsed.fault, parsed.function);
         if (invocationId === undefined) {
-            answer(409, { error: `No invocation${parsed.function ? ` of ${parsed.function}` : ''} is in flight; ask again.` });
+            invoker.armFault(parsed.fault, parsed.function);
+            sink({ level: 'warning', category: 'host', message: `Fault armed: ${parsed.fault} for the next invocation${parsed.function ? ` of ${parsed.function}` : ''}` });
+            answer(202, { armed: true, fault: parsed.fault });
             return true;
         }
         sink({ level: 'warning', category: 'host', message: `Fault injected: ${parsed.fault} for invocation ${invocationId}` });

@@ -47,6 +47,8 @@ interface InFlight {
 export class Invoker {
     /** In start order, so a fault takes the oldest. */
     readonly #inFlight = new Map<string, InFlight>();
+    /** Faults for the next invocation (of a function, or of any) to start. */
+    readonly #armed: { failure: PlatformFailure; functionName: string | undefined }[] = [];
 
     constructor(
         private readonly core: FunctionsCore,
@@ -65,6 +67,11 @@ export class Invoker {
             return invocationId;
         }
         return undefined;
+    }
+
+    /** Fails the next invocation (of `functionName`, when given) to start, as soon as it has started. */
+    armFault(failure: PlatformFailure, functionName?: string): void {
+        this.#armed.push({ failure, functionName });
     }
 
     find(functionId: string): RegisteredFunction | undefined {
@@ -101,6 +108,12 @@ export class Invoker {
         const timeout = this.options.functionTimeout;
         const timer = timeout ? setTimeout(() => fail('timeout'), timeout.ms) : undefined;
         this.#inFlight.set(invocationId, { functionName, fail });
+        const armed = this.#armed.findIndex((fault) => fault.functionName === undefined || fault.functionName === functionName);
+        if (armed >= 0) {
+            const [fault] = this.#armed.splice(armed, 1);
+            // Once the function has started: the platform fails an invocation that is running.
+            if (fault) setImmediate(() => fail(fault.failure));
+        }
         try {
             const first = await Promise.race([run.then((outcome) => ({ outcome })), failed.then((failure) => ({ failure }))]);
             if ('outcome' in first) return first.outcome;
