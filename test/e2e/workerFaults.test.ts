@@ -56,8 +56,9 @@ describeOnEachBackend('worker faults under a running range', (backend) => {
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ fault, function: 'MineBlock' }),
         });
-        assert.equal(res.status, 202, await res.text());
-        assert.deepEqual(await res.json(), { armed: true, fault });
+        const body = await res.text();
+        assert.equal(res.status, 202, body);
+        assert.deepEqual(JSON.parse(body), { armed: true, fault });
     }
 
     /** The host's warnings and errors, for a failure's message. */
