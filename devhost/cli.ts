@@ -2,7 +2,7 @@
 /**
  * `npm start`: runs the function app in this folder on the local host, with Azurite for Durable state.
  * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--durable ts|extension] [--storage azure|memory] [--no-azurite]
- *                                 [--azurite-ports <blob,queue,table>] [--function-key <key>] [--log-level <level>]
+ *                                 [--azurite-ports <blob,queue,table>] [--azurite-location <dir>] [--function-key <key>] [--log-level <level>]
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,7 @@ const USAGE = `Usage: node dist/devhost/cli.js [options]
   --no-azurite           never start Azurite, even for UseDevelopmentStorage=true
   --azurite-ports <b,q,t> ports of the Azurite started for UseDevelopmentStorage=true (default 10000,10001,10002);
                          storage then uses that Azurite
+  --azurite-location <dir> Azurite's data and log folder (default: .azurite in the app folder)
   --function-key <key>   require this key for authLevel function/admin (default: keys off, like func start)
   --max-body-bytes <n>   request body size limit (default: $FUNCTIONS_REQUEST_BODY_SIZE_LIMIT or 100 MB)
   --log-level <level>    trace, debug, information (default), warning, error
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
             storage: { type: 'string' },
             'no-azurite': { type: 'boolean' },
             'azurite-ports': { type: 'string' },
+            'azurite-location': { type: 'string' },
             'function-key': { type: 'string' },
             'max-body-bytes': { type: 'string' },
             'log-level': { type: 'string' },
@@ -83,16 +85,12 @@ async function main(): Promise<void> {
     const azuritePorts = values['azurite-ports'] === undefined ? undefined : parseAzuritePorts(values['azurite-ports']);
     let azurite: RunningAzurite | undefined;
     if (storage === 'azure' && !values['no-azurite'] && process.env.AzureWebJobsStorage === 'UseDevelopmentStorage=true') {
-        azurite = await startAzurite({ location: join(appRoot, '.azurite'), services: 'all', ...(azuritePorts ? { ports: azuritePorts } : {}) });
+        const location = resolve(values['azurite-location'] ?? join(appRoot, '.azurite'));
+        azurite = await startAzurite({ location, services: 'all', sink, ...(azuritePorts ? { ports: azuritePorts } : {}) });
         // UseDevelopmentStorage=true means the default ports to every storage client: name the ones in use.
         if (azuritePorts) process.env.AzureWebJobsStorage = azurite.connectionString;
-        sink({
-            level: 'information',
-            category: 'host',
-            message: azurite.started
-                ? `Started Azurite (data in ${join(appRoot, '.azurite')})`
-                : `Reusing the Azurite already listening on port ${azurite.tablePort}`,
-        });
+        sink({ level: 'information', category: 'host', message: azurite.description });
+        azurite.watch(sink);
     }
 
     let host: DevHost | undefined;

@@ -9,6 +9,7 @@ import { FunctionsCore, type RegisteredFunction } from './worker/functionsCore';
 import { installFunctionsCore } from './worker/installCore';
 import { Invoker } from './worker/invoke';
 import { loadApp } from './worker/loadApp';
+import { faultRoute } from './worker/faultRoute';
 import { triggerOf } from './worker/bindings';
 import { RealDurableExtension } from './durable/realExtension/realExtension';
 import type { DurableBackend, DurableBackendKind, DurableBackendOptions, StorageChoice } from './durable/seam';
@@ -63,7 +64,7 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
     installFunctionsCore(core.moduleApi());
     const loaded = await loadApp(appRoot, core, sink);
     const functions = [...core.functions.values()];
-    const invoker = new Invoker(core, sink);
+    const invoker = new Invoker(core, sink, settings.functionTimeout ? { functionTimeout: settings.functionTimeout } : {});
     warnAboutUnsupportedTriggers(functions, sink);
 
     // The public origin is only known once the server listens (port 0), and the durable client needs it,
@@ -115,6 +116,7 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
 
     const extraRoutes: ExtraRoute[] = [
         ...durable.routes(),
+        faultRoute(invoker, sink),
         async (req, res, requestUrl) => {
             if (requestUrl.pathname !== '/admin/host/status' || req.method !== 'GET') return false;
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ state: 'Running' }));

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseFunctionTimeout } from './worker/platformFailures';
 
 /** The parts of host.json the local host honours. */
 export interface HostSettings {
@@ -11,6 +12,8 @@ export interface HostSettings {
     durableConnectionName: string;
     /** `storageProvider.type`, when set: this host runs every task hub on Azure Storage. */
     durableProviderType: string | undefined;
+    /** `functionTimeout` as written ("00:10:00") and in ms; undefined when absent or "-1". */
+    functionTimeout: { text: string; ms: number } | undefined;
 }
 
 export class SettingsError extends Error {
@@ -50,11 +53,19 @@ export function readHostSettings(appRoot: string, env: NodeJS.ProcessEnv = proce
             `host.json durableTask hubName "${hubName}" is invalid: use 3 to 45 letters and digits, starting with a letter.`
         );
     }
+    const timeoutText = setting('functionTimeout');
+    let timeoutMs: number | undefined;
+    try {
+        timeoutMs = parseFunctionTimeout(timeoutText);
+    } catch (err) {
+        throw new SettingsError((err as Error).message);
+    }
     return {
         routePrefix,
         hubName,
         durableConnectionName: setting('extensions', 'durableTask', 'storageProvider', 'connectionName') ?? 'AzureWebJobsStorage',
         durableProviderType: setting('extensions', 'durableTask', 'storageProvider', 'type'),
+        functionTimeout: timeoutText !== undefined && timeoutMs !== undefined ? { text: timeoutText.trim(), ms: timeoutMs } : undefined,
     };
 }
 

@@ -14,6 +14,7 @@ import type {
 } from './coreTypes';
 import type { FunctionsCore, RegisteredFunction } from './functionsCore';
 import { hookContext } from './loadApp';
+import { PLATFORM_EXCEPTION, platformFailureMessage, type PlatformFailure } from './platformFailures';
 
 export interface InvocationInit {
     functionId: string;
@@ -25,7 +26,18 @@ export interface InvocationInit {
 
 export type InvocationOutcome =
     | { ok: true; invocationId: string; response: RpcInvocationResponse }
-    | { ok: false; invocationId: string; error: RpcException };
+    /** `platform`: the invocation failed for the platform's reason (worker exit, timeout), not the function's. */
+    | { ok: false; invocationId: string; error: RpcException; platform?: PlatformFailure };
+
+export interface InvokerOptions {
+    /** host.json `functionTimeout` as written ("00:10:00") and in ms; no timeout when absent. */
+    functionTimeout?: { text: string; ms: number };
+}
+
+interface InFlight {
+    functionName: string;
+    fail: (failure: PlatformFailure) => void;
+}
 
 /**
  * Runs one invocation through the programming model the way the worker's InvocationHandler does:
@@ -33,10 +45,34 @@ export type InvocationOutcome =
  * A thrown error (from the function, a hook or the library) becomes a failed outcome, never a crash.
  */
 export class Invoker {
+    /** In start order, so a fault takes the oldest. */
+    readonly #inFlight = new Map<string, InFlight>();
+    /** Faults for the next invocation (of a function, or of any) to start. */
+    readonly #armed: { failure: PlatformFailure; functionName: string | undefined }[] = [];
+
     constructor(
         private readonly core: FunctionsCore,
-        private readonly sink: LogSink
+        private readonly sink: LogSink,
+        private readonly options: InvokerOptions = {}
     ) {}
+
+    /**
+     * Fails the oldest in-flight invocation (of `functionName`, when given) as the platform would, and returns
+     * its id; undefined when none is in flight. The local host's fault mode (faultRoute.ts).
+     */
+    failInFlight(failure: PlatformFailure, functionName?: string): string | undefined {
+        for (const [invocationId, running] of this.#inFlight) {
+            if (functionName !== undefined && running.functionName !== functionName) continue;
+            running.fail(failure);
+            return invocationId;
+        }
+        return undefined;
+    }
+
+    /** Fails the next invocation (of `functionName`, when given) to start, as soon as it has started. */
+    armFault(failure: PlatformFailure, functionName?: string): void {
+        this.#armed.push({ failure, functionName });
+    }
 
     find(functionId: string): RegisteredFunction | undefined {
         return this.core.functions.get(functionId);
@@ -57,6 +93,61 @@ export class Invoker {
             return { ok: false, invocationId, error: { message: 'The app set no programming model.' } };
         }
 
+        return this.#watched(invocationId, registered.metadata.name, this.#run(invocationId, init, registered, model));
+    }
+
+    /**
+     * The invocation, unless the platform fails it first: functionTimeout, or an injected fault. Then, as in
+     * the Functions host, the invocation fails at once with the host's own text. The real host would now
+     * restart the worker process (failing its other invocations too); this host runs the app in its own
+     * process and cannot, so the function runs on and its late result is discarded (logged).
+     */
+    async #watched(invocationId: string, functionName: string, run: Promise<InvocationOutcome>): Promise<InvocationOutcome> {
+        let fail: (failure: PlatformFailure) => void = () => undefined;
+        const failed = new Promise<PlatformFailure>((resolve) => (fail = resolve));
+        const timeout = this.options.functionTimeout;
+        const timer = timeout ? setTimeout(() => fail('timeout'), timeout.ms) : undefined;
+        this.#inFlight.set(invocationId, { functionName, fail });
+        const armed = this.#armed.findIndex((fault) => fault.functionName === undefined || fault.functionName === functionName);
+        if (armed >= 0) {
+            const [fault] = this.#armed.splice(armed, 1);
+            // Once the function has started: the platform fails an invocation that is running.
+            if (fault) setImmediate(() => fail(fault.failure));
+        }
+        try {
+            const first = await Promise.race([run.then((outcome) => ({ outcome })), failed.then((failure) => ({ failure }))]);
+            if ('outcome' in first) return first.outcome;
+            const message = platformFailureMessage(first.failure, functionName, timeout?.text ?? '00:10:00');
+            const source = PLATFORM_EXCEPTION[first.failure];
+            this.sink({
+                level: 'error',
+                category: 'system',
+                functionName,
+                invocationId,
+                message: `Exception while executing function: Functions.${functionName}. ${source}: ${message}`,
+            });
+            void run.then((late) =>
+                this.sink({
+                    level: 'warning',
+                    category: 'host',
+                    functionName,
+                    invocationId,
+                    message: `The invocation failed (${first.failure}) before the function ended; its ${late.ok ? 'result' : 'error'} is discarded. The Functions host would have restarted the worker process instead.`,
+                })
+            );
+            return { ok: false, invocationId, error: { message, source }, platform: first.failure };
+        } finally {
+            if (timer) clearTimeout(timer);
+            this.#inFlight.delete(invocationId);
+        }
+    }
+
+    async #run(
+        invocationId: string,
+        init: InvocationInit,
+        registered: RegisteredFunction,
+        model: NonNullable<FunctionsCore['programmingModel']>
+    ): Promise<InvocationOutcome> {
         const request: RpcInvocationRequest = {
             invocationId,
             functionId: init.functionId,

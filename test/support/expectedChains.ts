@@ -24,3 +24,15 @@ export const CHAIN_25: readonly ExpectedBlock[] = [
     { index: 2, nonce: 56825220, hash: '0000000a6e4264cfd6b37b809ddb0b42bb85a85ab2b1007fad994be1e769e2de' },
     { index: 3, nonce: 36374385, hash: '0000001f8ce1563aae2a5bee7b2b34a77d119440123d7a58b16f030b5163e9f2' },
 ];
+
+/**
+ * Difficulty 22 from GENESIS: 5,661,459 attempts, under a second on idle cores with the SIMD kernel, for tests
+ * that fail one range on purpose and must still finish quickly on a loaded machine (about a minute with the
+ * plain loop above).
+ */
+export const CHAIN_22: readonly ExpectedBlock[] = [
+    { index: 0, nonce: 688931, hash: '0000017ad79bcd359e65c0a4a1cbf77525d01dfc14982a5800364c4a52b5c914' },
+    { index: 1, nonce: 1554080, hash: '0000028510c98974f710ae421ae02e454c737e18ffd087115bd9a7d7f4022499' },
+    { index: 2, nonce: 2656842, hash: '00000101ab3c95772dcdf17056d29ae7e83febe698f69339e55fd1b4e94474fc' },
+    { index: 3, nonce: 761602, hash: '0000033eb257b3bd16197cf2c9d44b61c1597ef58851752aa8adddcd8fd94b3e' },
+];

@@ -92,3 +92,26 @@ function statSafe(path: string): number | undefined {
         return undefined;
     }
 }
+
+export interface PinnedExtension {
+    /** The extension bundle release the pin stands for, e.g. "4.38.0". */
+    bundle: string;
+    /** Microsoft.Azure.WebJobs.Extensions.DurableTask as the csproj should pin it. */
+    durableTask: string;
+}
+
+/** bundle-versions.json beside the project: which bundle the pinned extension stands for. */
+export function pinnedExtension(): PinnedExtension {
+    const table = JSON.parse(readFileSync(join(PROJECT_DIR, 'bundle-versions.json'), 'utf8')) as Partial<PinnedExtension>;
+    if (typeof table.bundle !== 'string' || typeof table.durableTask !== 'string') {
+        throw new Error('bundle-versions.json must name "bundle" and "durableTask" versions');
+    }
+    return { bundle: table.bundle, durableTask: table.durableTask };
+}
+
+/** The version of a package the project references (DurableHost.csproj), undefined when it has none. */
+export function referencedVersion(packageId: string): string | undefined {
+    const csproj = readFileSync(join(PROJECT_DIR, 'DurableHost.csproj'), 'utf8');
+    const escaped = packageId.replace(/[.]/g, '\\.');
+    return new RegExp(`<PackageReference\\s+Include="${escaped}"\\s+Version="\\[?([^"\\]]+)\\]?"`).exec(csproj)?.[1];
+}

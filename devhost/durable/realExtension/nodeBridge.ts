@@ -7,6 +7,7 @@ import { triggerOf } from '../../worker/bindings';
 import type { RpcParameterBinding, RpcTypedData } from '../../worker/coreTypes';
 import type { RegisteredFunction } from '../../worker/functionsCore';
 import type { Invoker } from '../../worker/invoke';
+import type { PlatformFailure } from '../../worker/platformFailures';
 
 /**
  * The Node end of the bridge: the .NET host's generated functions POST each trigger payload here, and
@@ -23,7 +24,8 @@ const invocationSchema = z.object({
     instanceId: z.string().nullable().optional(),
 });
 
-export type BridgeAnswer = { ok: true; result: unknown } | { ok: false; message: string; stack: string };
+/** `platform`: the Functions host's failure (worker exit, timeout), which the .NET side throws as the host's exception. */
+export type BridgeAnswer = { ok: true; result: unknown } | { ok: false; message: string; stack: string; platform?: PlatformFailure };
 
 export interface NodeBridgeOptions {
     functions: readonly RegisteredFunction[];
@@ -61,7 +63,12 @@ export async function startNodeBridge(options: NodeBridgeOptions): Promise<{ ser
             triggerMetadata: call.instanceId ? { instanceId: { string: call.instanceId } } : {},
         });
         if (outcome.ok) return { ok: true, result: fromTypedData(outcome.response.returnValue) ?? null };
-        return { ok: false, message: outcome.error.message ?? '', stack: outcome.error.stackTrace ?? '' };
+        return {
+            ok: false,
+            message: outcome.error.message ?? '',
+            stack: outcome.error.stackTrace ?? '',
+            ...(outcome.platform ? { platform: outcome.platform } : {}),
+        };
     }
 
     await new Promise<void>((resolve, reject) => {

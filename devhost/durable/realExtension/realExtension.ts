@@ -9,7 +9,8 @@ import type { RpcParameterBinding } from '../../worker/coreTypes';
 import type { RegisteredFunction } from '../../worker/functionsCore';
 import { clientBindingInputs } from '../clientBinding';
 import type { DurableBackend, DurableBackendOptions } from '../seam';
-import { builtHostDll } from './dotnetProject';
+import { childEnvironment } from './childEnvironment';
+import { builtHostDll, pinnedExtension } from './dotnetProject';
 import { durableFunctionList, extensionSettings } from './hostSettings';
 import { startNodeBridge } from './nodeBridge';
 
@@ -41,6 +42,7 @@ export class RealDurableExtension implements DurableBackend {
         const dll = builtHostDll((message) => sink({ level: 'information', category: 'host', message }));
 
         let clientBinding = '';
+        let extensionVersion: string | undefined;
         const bridge = await startNodeBridge({
             functions: options.functions,
             invoker: options.invoker,
@@ -49,6 +51,16 @@ export class RealDurableExtension implements DurableBackend {
         const webhookUrl = new URL(options.publicBaseUrl + WEBHOOK_PATH);
         if (options.functionKey) webhookUrl.searchParams.set('code', options.functionKey);
 
+        // WEBSITE_HOSTNAME, which this host sets for durable-functions, is one of them: the extension takes its
+        // webhook URL from WebhookProvider instead.
+        const childEnv = childEnvironment(process.env);
+        if (childEnv.removed.length > 0) {
+            sink({
+                level: 'information',
+                category: 'host',
+                message: `The Durable extension runs without the platform variables ${childEnv.removed.join(', ')} (they would change its defaults)`,
+            });
+        }
         const child = spawn('dotnet', [dll], {
             // stdin stays open for the child's life: when this process dies, the child sees EOF and exits.
             stdio: ['pipe', 'pipe', 'pipe'],
@@ -56,7 +68,7 @@ export class RealDurableExtension implements DurableBackend {
             detached: true,
             windowsHide: true,
             env: {
-                ...process.env,
+                ...childEnv.env,
                 FUNCTIONS_WORKER_RUNTIME: 'node',
                 DOTNET_NOLOGO: '1',
                 DOTNET_CLI_TELEMETRY_OPTOUT: '1',
@@ -68,7 +80,7 @@ export class RealDurableExtension implements DurableBackend {
         });
         relayLogs(child, sink);
         try {
-            clientBinding = await waitForReady(child);
+            ({ clientBinding, extensionVersion } = await waitForReady(child));
         } catch (error) {
             child.kill('SIGKILL');
             bridge.server.close();
@@ -82,12 +94,12 @@ export class RealDurableExtension implements DurableBackend {
         sink({
             level: 'information',
             category: 'host',
-            message: `Durable Functions: the real extension, task hub ${options.hubName} in Azure Storage (management API ${rpcBaseUrl.origin})`,
+            message: `Durable Functions: the real extension ${extensionVersion ?? '(version unknown)'} (${bundleNote(extensionVersion)}), task hub ${options.hubName} in Azure Storage (management API ${rpcBaseUrl.origin})`,
         });
         return new RealDurableExtension(
             { child, bridge: bridge.server, clientBinding, rpcBaseUrl },
             options.functionKey,
-            `the Durable extension (Azure Storage provider), task hub ${options.hubName}`
+            `the Durable extension ${extensionVersion ?? ''} (Azure Storage provider), task hub ${options.hubName}`
         );
     }
 
@@ -123,16 +135,26 @@ export class RealDurableExtension implements DurableBackend {
 
 const stopping = new WeakSet<ChildProcess>();
 
-/** Resolves with the client binding JSON from the child's ready line; rejects if it exits first. */
-async function waitForReady(child: ChildProcess): Promise<string> {
+/** What the pinned extension is, against the bundle it stands for (bundle-versions.json). */
+function bundleNote(running: string | undefined): string {
+    const pinned = pinnedExtension();
+    if (running !== pinned.durableTask) return `extension bundle ${pinned.bundle} ships ${pinned.durableTask}: this host runs another`;
+    return `as extension bundle ${pinned.bundle} ships`;
+}
+
+/** Resolves with the client binding JSON and the extension's version from the child's ready line; rejects if it exits first. */
+async function waitForReady(child: ChildProcess): Promise<{ clientBinding: string; extensionVersion: string | undefined }> {
     const lines = createInterface({ input: child.stdout! });
-    return new Promise<string>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('The Durable extension host did not start within 2 minutes.')), READY_TIMEOUT_MS);
         lines.on('line', (line) => {
             if (!line.startsWith(READY_PREFIX)) return;
             clearTimeout(timer);
-            const ready = JSON.parse(line.slice(READY_PREFIX.length)) as { clientBinding: unknown };
-            resolve(JSON.stringify(ready.clientBinding));
+            const ready = JSON.parse(line.slice(READY_PREFIX.length)) as { clientBinding: unknown; extensionVersion?: unknown };
+            resolve({
+                clientBinding: JSON.stringify(ready.clientBinding),
+                extensionVersion: typeof ready.extensionVersion === 'string' ? ready.extensionVersion : undefined,
+            });
         });
         child.once('exit', (code, signal) => {
             clearTimeout(timer);

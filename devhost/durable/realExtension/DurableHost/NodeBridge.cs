@@ -53,6 +53,21 @@ public sealed class NodeBridge(string baseUrl)
         if (answer.Value<bool>("ok")) return answer["result"] ?? JValue.CreateNull();
         var message = answer.Value<string>("message") ?? "";
         var stack = answer.Value<string>("stack") ?? "";
+        // A failure of the platform, not of the function, reaches the extension as the host's exception type,
+        // not as the worker's RpcException text. The timeout is a class of this host's own: the WebJobs SDK's
+        // FunctionTimeoutException makes its default exception handler stop the whole process (SIGABRT).
+        switch (answer.Value<string>("platform"))
+        {
+            case "timeout": throw new FunctionTimeoutException(message);
+            case "worker-exit": throw new WorkerProcessExitException(message);
+            case "no-worker": throw new InvalidOperationException(message);
+        }
         throw new Exception($"Result: Failure\nException: {message}\nStack: {stack}");
     }
 }
+
+/// <summary>The Functions host's exception for a language worker that exited (WebJobs.Script, not on NuGet).</summary>
+public sealed class WorkerProcessExitException(string message) : Exception(message);
+
+/// <summary>The Functions host's exception for an invocation past functionTimeout, by name (see Invoke).</summary>
+public sealed class FunctionTimeoutException(string message) : Exception(message);

@@ -5,9 +5,11 @@
 //   env DURABLE_BRIDGE_URL        the Node endpoint that runs the app's durable functions
 //   env DURABLE_BRIDGE_FUNCTIONS  JSON [{ "name": "...", "kind": "orchestrator" | "activity" | "entity" }]
 //   env DURABLE_BRIDGE_SETTINGS   JSON host.json-style configuration (AzureWebJobs:Extensions:DurableTask)
-//   stdout                        one JSON line { "event": "ready", "clientBinding": {...} } once started
+//   stdout                        one line "DURABLE_HOST_READY {"clientBinding": {...}, "extensionVersion": "3.x.y"}"
+//                                 once started
 //   stdin                         closed when the parent exits: this process exits at once, as the extension
 //                                 does when the Functions host process dies (SIGTERM stops it cleanly)
+using System.Reflection;
 using System.Text;
 using System.Text.Json;
 using DurableHost;
@@ -53,7 +55,14 @@ await host.StartAsync();
 var jobHost = host.Services.GetRequiredService<IJobHost>();
 await jobHost.CallAsync(nameof(ClientBindingFunction.ReadClientBinding));
 // The extension and ASP.NET write their own lines to stdout too: this one has a prefix of its own.
-Console.Out.WriteLine("DURABLE_HOST_READY " + JsonSerializer.Serialize(new { clientBinding = JsonDocument.Parse(ClientBindingFunction.Value!).RootElement }));
+// The version actually loaded (the NuGet package's informational version, without its commit suffix).
+var extensionVersion = typeof(DurableTaskExtension).Assembly
+    .GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0];
+Console.Out.WriteLine("DURABLE_HOST_READY " + JsonSerializer.Serialize(new
+{
+    clientBinding = JsonDocument.Parse(ClientBindingFunction.Value!).RootElement,
+    extensionVersion,
+}));
 Console.Out.Flush();
 
 _ = Task.Run(async () =>
