@@ -3,10 +3,11 @@
  *
  *   npm run bench                      # everything (about 12 to 15 minutes on 2 vCPUs)
  *   npm run bench -- --quick           # every module, fewer samples (about 4 minutes)
+ *   npm run bench -- --smoke --no-write  # every module at its smallest, to see that it runs (test/bench/smoke.test.ts)
  *   npm run bench -- --only mining,throughput [--quick] [--no-write]
  *
- * orchestration, completionLag and pastBudget run the real Durable extension beside the TypeScript engine
- * where the .NET SDK is installed; without it their extension rows are skipped, saying why.
+ * orchestration, completionLag, pastBudget and statusReads run the real Durable extension beside the TypeScript engine
+ * where the .NET SDK is installed (not with --smoke); without it their extension rows are skipped, saying why.
  *
  * Each module exports `run(opts)` returning a markdown section that starts with `## <Title>`, and runs
  * on its own too (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured
@@ -39,8 +40,8 @@ const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
     ['statusReads', statusReads],
     ['throughput', throughput],
     ['memory', memory],
-    // --quick: 20 clients instead of 50.
-    ['load', (opts) => load(opts.quick ? { clients: 20 } : {})],
+    // --quick: 20 clients instead of 50; --smoke: 4 at difficulty 16.
+    ['load', (opts) => load(opts.smoke ? { clients: 4, difficulty: 16 } : opts.quick ? { clients: 20 } : {})],
 ];
 
 async function main(): Promise<void> {
@@ -71,7 +72,8 @@ async function main(): Promise<void> {
         ...summary.flatMap(([n, lines, s]) => lines.map((line, k) => `| ${k === 0 ? n : ''} | ${line} | ${k === 0 ? s.toFixed(0) : ''} |`)),
     ];
     process.stdout.write(`\n${table.join('\n')}\n`);
-    if (values['no-write'] === true) return;
+    // Smoke figures are too few to stand for anything.
+    if (values['no-write'] === true || opts.smoke) return;
     const doc = [
         '# Benchmarks',
         '',
