@@ -14,6 +14,7 @@
  * side by side in the same run, because these machines are noisy.
  */
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../test/support/spawnHost';
@@ -80,7 +81,12 @@ async function main(): Promise<void> {
         `Written by \`npm run bench\`${opts.quick ? ' (--quick)' : ''} on ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC: ` +
             `${machineLine()}; load average ${loadAtStart.toFixed(1)} at the start and ${load1().toFixed(1)} at the end. ` +
             'Each figure is a ratio against a reference measured side by side in the same run: absolute times on a shared ' +
-            'machine do not carry from one run to the next.',
+            'machine do not carry from one run to the next.' +
+            (loadAtStart > availableParallelism()
+                ? ` The machine was shared with other work during this run (a load average above its ${availableParallelism()} ` +
+                  'vCPUs): read the ratios, not the milliseconds.'
+                : '') +
+            (opts.quick ? ' `--quick`: every module with fewer samples (see each section for its counts).' : ''),
         '',
         '## Summary',
         '',

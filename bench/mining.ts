@@ -76,8 +76,9 @@ function opensslMultiRate(bytes: number, seconds: number, processes: number): nu
 function probeRate(kernel: 'wasm' | 'crypto' | 'plain', seconds: number): number {
     const [cmd, args] = pinned(process.execPath, [join(__dirname, 'kernelProbe.js'), kernel, String(seconds)]);
     const out = execFileSync(cmd, args, { encoding: 'utf8' });
-    const { hashes, seconds: took } = JSON.parse(out) as { hashes: number; seconds: number };
-    return hashes / took;
+    // Per CPU second, as openssl speed counts (see kernelProbe.ts): the rate of a core of its own.
+    const { hashes, cpuSeconds } = JSON.parse(out) as { hashes: number; cpuSeconds: number };
+    return hashes / cpuSeconds;
 }
 
 async function poolRate(size: number, seconds: number, startAt: number): Promise<number> {
@@ -177,7 +178,9 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.smoke ? 
         '',
         `**How measured.** Source: \`bench/mining.ts\`, \`bench/kernelProbe.ts\`. Load average ${fmt(loadBefore, 1)} at the start. ` +
             `Kernel: ${rounds} interleaved rounds of ${seconds} s each, every contender a separate process ${pinnedTo}, on ` +
-            `${PROBE_MESSAGE_BYTES}-byte messages (block 1: a 64-hex previous hash and 9-digit nonces); medians. ` +
+            `${PROBE_MESSAGE_BYTES}-byte messages (block 1: a 64-hex previous hash and 9-digit nonces); medians; hashes per ` +
+            "second of the contender's own CPU time, as `openssl speed` divides by CPU time unless `-elapsed`, so a core " +
+            'shared with other work still gives the rate of a dedicated one. ' +
             `Pool: the SearchPool of the MineBlock activity, ${rounds} interleaved rounds per size and of \`openssl speed -multi\`, ` +
             'all at nice 0 (the app runs its mining threads at nice 10, which only matters when something else wants the CPU); ' +
             'the default chain is mined with the app\'s settings.',
