@@ -102,22 +102,18 @@ const status = await runTests([
 process.exit(status);
 
 /**
- * Runs Node's test runner, passing its output through as it comes, except the closing `ℹ …` lines, which are
- * held back so that the list of what was skipped (from skipReporter.mjs) prints before them: they stay last.
+ * Runs Node's test runner, passing its output through as it comes, except its closing summary (from
+ * `ℹ tests N` on: the counts, then the failing tests if any), which is held back so that the list of what
+ * was skipped (from skipReporter.mjs) prints before it: Node's summary stays where CI reads it, at the end.
  */
 async function runTests(/** @type {string[]} */ args) {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env: process.env });
     /** @type {string[]} */
-    let held = [];
+    const held = [];
     let partial = '';
     const take = (/** @type {string} */ line) => {
-        if (line.startsWith('ℹ ')) {
-            held.push(line);
-            return;
-        }
-        if (held.length > 0) process.stdout.write(held.join('\n') + '\n');
-        held = [];
-        process.stdout.write(line + '\n');
+        if (held.length > 0 || /^ℹ tests \d+$/.test(line)) held.push(line);
+        else process.stdout.write(line + '\n');
     };
     child.stdout.setEncoding('utf8').on('data', (/** @type {string} */ text) => {
         const lines = (partial + text).split('\n');
