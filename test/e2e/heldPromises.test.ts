@@ -147,6 +147,36 @@ describe('task paths and 2026 clients (docs/contract.md, docs/client-authors.md)
         assert.deepEqual(structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: done.workflow_id } })), finished);
     });
 
+    test('a running answer gives POLL_AFTER_SECONDS (here 1) as poll_after_seconds, from start_mining and get_mining_result alike', async () => {
+        const client = new Client({ name: 'held-promises-poll', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(mcpUrl));
+        clients.push(client);
+        // About 2^30 attempts: still running after the 3 s budget and the read after it.
+        const first = structured(await client.callTool({ name: 'start_mining', arguments: { difficulty: 30, blocks: 1 } }));
+        assert.equal(first.status, 'running', JSON.stringify(first));
+        assert.equal(first.poll_after_seconds, 1);
+        const polled = structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: first.workflow_id } }));
+        assert.equal(polled.status, 'running');
+        assert.equal(polled.poll_after_seconds, 1);
+        await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: first.workflow_id } });
+    });
+
+    test('a request body nested 64 levels deep is served; 65 is refused with 400 (docs/security.md)', async () => {
+        // tools/list with its _meta holding arrays: the message, params and _meta are 3 levels, then `arrays` more.
+        const list = (arrays: number) =>
+            rawRequest(mcpUrl.href, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+                chunks: [`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":${'['.repeat(arrays)}${']'.repeat(arrays)}}}}`],
+            });
+        const served = await list(61);
+        assert.equal(served.status, 200, served.body.toString('utf8').slice(0, 300));
+        assert.match(served.body.toString('utf8'), /start_mining/);
+        const refused = await list(62);
+        assert.equal(refused.status, 400, refused.body.toString('utf8').slice(0, 300));
+        assert.equal((JSON.parse(refused.body.toString('utf8')) as { jsonrpc: string }).jsonrpc, '2.0');
+    });
+
     test('a 2026 client that declares another extension than Tasks gets the plain budgeted call, and -32021 on tasks/*', async () => {
         const call = resultOf(
             (
