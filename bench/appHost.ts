@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { parseConfig } from '../src/config';
 import { repoRoot, spawnHost, type SpawnedHost, type SpawnHostOptions } from '../test/support/spawnHost';
 import { uniqueHubName } from '../test/support/testAzurite';
 import { type Backend, extensionUnavailable, startBenchAzurite } from './backends';
+import type { BenchOptions } from './common';
 import { McpHttp } from './mcpHttp';
 
 /**
@@ -15,8 +17,17 @@ export interface BenchApp {
     stop(): Promise<void>;
 }
 
-/** The benchmarks measure the server, not the caps per caller (every bench client is the shared tenant). */
-const UNCAPPED = { MAX_ACTIVE_WORKFLOWS: '1000' };
+const LIMITS = parseConfig({ TASKHUB_NAME: 'bench' });
+
+/**
+ * The benchmarks measure the server, not the caps per caller (every bench client is the shared tenant):
+ * any number of running workflows, and MAX_WORK raised to the hardest workflow the tool's schema allows
+ * (MAX_BLOCKS blocks at MAX_DIFFICULTY), which responsiveness and memory start so that it outlasts them.
+ */
+export const UNCAPPED = {
+    MAX_ACTIVE_WORKFLOWS: '1000',
+    MAX_WORK: String(LIMITS.maxBlocks * 2 ** LIMITS.maxDifficulty),
+};
 
 export function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
     return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...UNCAPPED, ...env } });
@@ -69,9 +80,13 @@ export interface BackendApps {
  * Runs `body` against the app on each backend, both on one Azurite (task hubs of their own), and stops
  * them and the Azurite; a failure carries the end of both hosts' logs.
  */
-export async function withAppOnEachBackend<T>(env: Record<string, string>, body: (apps: BackendApps) => Promise<T>): Promise<T> {
-    const extensionSkipped = extensionUnavailable();
-    const azurite = await startBenchAzurite();
+export async function withAppOnEachBackend<T>(
+    opts: BenchOptions,
+    env: Record<string, string>,
+    body: (apps: BackendApps) => Promise<T>
+): Promise<T> {
+    const extensionSkipped = extensionUnavailable(opts);
+    const azurite = await startBenchAzurite(opts);
     const started: BenchApp[] = [];
     try {
         const ts = await startAppOn('ts', azurite.connectionString, env);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { builtHostDll, hasDotnet } from '../devhost/durable/realExtension/dotnetProject';
 import { repoRoot } from '../test/support/spawnHost';
 import { startTestAzurite, type TestAzurite } from '../test/support/testAzurite';
+import type { BenchOptions } from './common';
 
 /**
  * The local host's two Durable backends, for benchmarks that compare them side by side in one run:
@@ -18,11 +19,15 @@ export const BACKEND_LABEL: Readonly<Record<Backend, string>> = {
 
 let unavailable: string | false | undefined;
 
+/** --smoke leaves the extension out: its hosts take most of a smoke run's time, and a smoke run measures nothing. */
+const SMOKE_SKIP = 'skipped: --smoke runs the TypeScript engine only';
+
 /**
- * Why the extension cannot run here, or false when it can. Builds its .NET host first (cached), so no
- * figure includes a build.
+ * Why the extension does not run in this bench run, or false when it does. Builds its .NET host first
+ * (cached), so no figure includes a build.
  */
-export function extensionUnavailable(): string | false {
+export function extensionUnavailable(opts: BenchOptions): string | false {
+    if (opts.smoke) return SMOKE_SKIP;
     if (unavailable === undefined) {
         if (!hasDotnet()) {
             unavailable = 'skipped: the real Durable extension needs the .NET SDK (`dotnet` on PATH), which this machine lacks';
@@ -42,8 +47,8 @@ export function extensionUnavailable(): string | false {
  * One Azurite for every host of a benchmark (each on a task hub of its own): all three services when
  * the extension runs (it keeps queues and lease blobs too), else the Table service only.
  */
-export function startBenchAzurite(): Promise<TestAzurite> {
-    return startTestAzurite(extensionUnavailable() === false ? 'all' : 'table');
+export function startBenchAzurite(opts: BenchOptions): Promise<TestAzurite> {
+    return startTestAzurite(extensionUnavailable(opts) === false ? 'all' : 'table');
 }
 
 /**

@@ -8,15 +8,25 @@ import { parseArgs } from 'node:util';
  */
 
 export interface BenchOptions {
-    /** A short run (about a minute in all): fewer samples, same measurements. Figures are noisier. */
+    /** A short run: fewer samples, same measurements. Figures are noisier. */
     quick: boolean;
+    /**
+     * The smallest run of each module (implies quick), for test/bench/smoke.test.ts: it proves every module
+     * still runs to its section, not what the figures are.
+     */
+    smoke: boolean;
 }
 
 export type BenchModule = (opts: BenchOptions) => Promise<string>;
 
 export function optionsFromArgv(argv: readonly string[] = process.argv.slice(2)): BenchOptions {
-    const { values } = parseArgs({ args: [...argv], options: { quick: { type: 'boolean' }, only: { type: 'string' } }, strict: false });
-    return { quick: values.quick === true };
+    const { values } = parseArgs({
+        args: [...argv],
+        options: { quick: { type: 'boolean' }, smoke: { type: 'boolean' }, only: { type: 'string' } },
+        strict: false,
+    });
+    const smoke = values.smoke === true;
+    return { quick: smoke || values.quick === true, smoke };
 }
 
 export function load1(): number {

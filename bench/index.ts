@@ -3,16 +3,18 @@
  *
  *   npm run bench                      # everything (about 12 to 15 minutes on 2 vCPUs)
  *   npm run bench -- --quick           # every module, fewer samples (about 4 minutes)
+ *   npm run bench -- --smoke --no-write  # every module at its smallest, to see that it runs (test/bench/smoke.test.ts)
  *   npm run bench -- --only mining,throughput [--quick] [--no-write]
  *
- * orchestration, completionLag and pastBudget run the real Durable extension beside the TypeScript engine
- * where the .NET SDK is installed; without it their extension rows are skipped, saying why.
+ * orchestration, completionLag, pastBudget and statusReads run the real Durable extension beside the TypeScript engine
+ * where the .NET SDK is installed (not with --smoke); without it their extension rows are skipped, saying why.
  *
  * Each module exports `run(opts)` returning a markdown section that starts with `## <Title>`, and runs
  * on its own too (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured
  * side by side in the same run, because these machines are noisy.
  */
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../test/support/spawnHost';
@@ -39,8 +41,8 @@ const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
     ['statusReads', statusReads],
     ['throughput', throughput],
     ['memory', memory],
-    // --quick: 20 clients instead of 50.
-    ['load', (opts) => load(opts.quick ? { clients: 20 } : {})],
+    // --quick: 20 clients instead of 50; --smoke: 4 at difficulty 16.
+    ['load', (opts) => load(opts.smoke ? { clients: 4, difficulty: 16 } : opts.quick ? { clients: 20 } : {})],
 ];
 
 async function main(): Promise<void> {
@@ -71,14 +73,20 @@ async function main(): Promise<void> {
         ...summary.flatMap(([n, lines, s]) => lines.map((line, k) => `| ${k === 0 ? n : ''} | ${line} | ${k === 0 ? s.toFixed(0) : ''} |`)),
     ];
     process.stdout.write(`\n${table.join('\n')}\n`);
-    if (values['no-write'] === true) return;
+    // Smoke figures are too few to stand for anything.
+    if (values['no-write'] === true || opts.smoke) return;
     const doc = [
         '# Benchmarks',
         '',
         `Written by \`npm run bench\`${opts.quick ? ' (--quick)' : ''} on ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC: ` +
             `${machineLine()}; load average ${loadAtStart.toFixed(1)} at the start and ${load1().toFixed(1)} at the end. ` +
             'Each figure is a ratio against a reference measured side by side in the same run: absolute times on a shared ' +
-            'machine do not carry from one run to the next.',
+            'machine do not carry from one run to the next.' +
+            (loadAtStart > availableParallelism()
+                ? ` The machine was shared with other work during this run (a load average above its ${availableParallelism()} ` +
+                  'vCPUs): read the ratios, not the milliseconds.'
+                : '') +
+            (opts.quick ? ' `--quick`: every module with fewer samples (see each section for its counts).' : ''),
         '',
         '## Summary',
         '',

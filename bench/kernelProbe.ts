@@ -1,7 +1,9 @@
 /**
  * One kernel's hash rate on the calling thread, run as its own process so the mining bench can pin
  * it to one core (taskset) exactly like `openssl speed`. Prints one JSON line:
- * { kernel, hashes, seconds, messageBytes }.
+ * { kernel, hashes, seconds, cpuSeconds, messageBytes }. cpuSeconds is the process's own CPU time over the
+ * same loop: what `openssl speed` divides by too (user CPU time unless `-elapsed`), so a core shared with
+ * other work still gives the rate of a dedicated one.
  *
  *   node dist/bench/kernelProbe.js wasm|crypto|plain <seconds>
  */
@@ -39,13 +41,15 @@ function main(): void {
     kernel(PROBE_START, PROBE_START + step); // warm-up (JIT, the WebAssembly compile)
     let next = PROBE_START + step;
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const deadline = started + seconds * 1000;
     while (performance.now() < deadline) {
         kernel(next, next + step);
         next += step;
     }
     const elapsed = (performance.now() - started) / 1000;
-    process.stdout.write(JSON.stringify({ kernel: name, hashes: next - PROBE_START - step, seconds: elapsed, messageBytes: PROBE_MESSAGE_BYTES }) + '\n');
+    const cpu = process.cpuUsage(cpuBefore);
+    process.stdout.write(JSON.stringify({ kernel: name, hashes: next - PROBE_START - step, seconds: elapsed, cpuSeconds: (cpu.user + cpu.system) / 1e6, messageBytes: PROBE_MESSAGE_BYTES }) + '\n');
 }
 
 if (require.main === module) main();

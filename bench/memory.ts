@@ -11,7 +11,7 @@ import { type BenchOptions, fmt, load1, result, runIfMain, sleep } from './commo
 const MB = 1024 * 1024;
 
 export async function run(opts: BenchOptions): Promise<string> {
-    const count = opts.quick ? 200 : 1000;
+    const count = opts.smoke ? 20 : opts.quick ? 200 : 1000;
     const loadBefore = load1();
     let idle = 0;
     let loaded = 0;
@@ -37,7 +37,7 @@ export async function run(opts: BenchOptions): Promise<string> {
         );
         startSeconds = (performance.now() - started) / 1000;
         // Let every orchestration reach its first activity, then sample.
-        await sleep(3000);
+        await sleep(opts.smoke ? 1000 : 3000);
         loaded = residentBytes(host.pid);
         for (const id of ids.slice(0, 20)) {
             if ((await mcp.callTool('get_mining_result', { workflow_id: id })).status === 'running') running++;

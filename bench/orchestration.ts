@@ -46,11 +46,11 @@ async function runOnce(host: SpawnedHost, activities: number): Promise<number> {
 
 const TARGET_P50_MS = 50;
 
-export async function run(opts: BenchOptions, runs = opts.quick ? 50 : 200, activities = 10): Promise<string> {
-    const warmup = opts.quick ? 10 : 20;
+export async function run(opts: BenchOptions, runs = opts.smoke ? 5 : opts.quick ? 50 : 200, activities = 10): Promise<string> {
+    const warmup = opts.smoke ? 2 : opts.quick ? 10 : 20;
     const loadBefore = load1();
-    const extensionSkipped = extensionUnavailable();
-    const azurite = await startBenchAzurite();
+    const extensionSkipped = extensionUnavailable(opts);
+    const azurite = await startBenchAzurite(opts);
     const app = fixtureApp('durable-app');
     const quiet = ['--log-level', 'warning'];
     const hosts: Partial<Record<HostName, SpawnedHost>> = {};

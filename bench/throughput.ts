@@ -62,8 +62,8 @@ async function startBare(status: unknown): Promise<{ url: string; stop(): Promis
 }
 
 export async function run(opts: BenchOptions): Promise<string> {
-    const rounds = opts.quick ? 2 : 5;
-    const seconds = opts.quick ? 2 : 3;
+    const rounds = opts.smoke ? 1 : opts.quick ? 2 : 5;
+    const seconds = opts.smoke ? 1 : opts.quick ? 2 : 3;
     const loadBefore = load1();
     const app: number[] = [];
     const bare: number[] = [];
@@ -75,8 +75,9 @@ export async function run(opts: BenchOptions): Promise<string> {
         const bareMcp = new McpHttp(reference.url);
         try {
             // Warm-up: both JITs, both connection pools.
-            await callsPerSecond(mcp, id, opts.quick ? 2 : 4);
-            await callsPerSecond(bareMcp, id, opts.quick ? 2 : 4);
+            const warmUp = opts.smoke ? 1 : opts.quick ? 2 : 4;
+            await callsPerSecond(mcp, id, warmUp);
+            await callsPerSecond(bareMcp, id, warmUp);
             for (let round = 0; round < rounds; round++) {
                 // Alternate which goes first, so that neither always follows the other's garbage.
                 const pair = [

@@ -124,7 +124,18 @@ async function main(): Promise<void> {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
 }
 
+/**
+ * The host's URL as README.md and .vscode/mcp.json name it: localhost for the default 127.0.0.1 (the Origin/Host
+ * rule takes every loopback name). Only what is printed; the host still listens on 127.0.0.1 alone.
+ */
+function shownUrl(url: string): string {
+    const parsed = new URL(url);
+    if (parsed.hostname === '127.0.0.1') parsed.hostname = 'localhost';
+    return parsed.origin;
+}
+
 function printBanner(host: DevHost, keysOn: boolean): void {
+    const base = shownUrl(host.url);
     const lines = ['', 'Functions:'];
     for (const fn of host.functions) {
         const trigger = triggerOf(fn);
@@ -132,19 +143,20 @@ function printBanner(host: DevHost, keysOn: boolean): void {
             const route = typeof trigger.binding.route === 'string' ? trigger.binding.route : fn.metadata.name;
             const methods = Array.isArray(trigger.binding.methods) ? trigger.binding.methods.join(',') : 'GET,POST';
             const prefix = host.settings.routePrefix ? `/${host.settings.routePrefix}` : '';
-            lines.push(`  ${fn.metadata.name}: [${methods}] ${host.url}${prefix}/${route}`);
+            lines.push(`  ${fn.metadata.name}: [${methods}] ${base}${prefix}/${route}`);
         } else {
             lines.push(`  ${fn.metadata.name}: ${trigger?.type ?? 'no trigger'}`);
         }
     }
     const mcp = host.functions.find((fn) => triggerOf(fn)?.binding.route === 'mcp');
     if (mcp) {
-        const mcpUrl = `${host.url}/${host.settings.routePrefix ? host.settings.routePrefix + '/' : ''}mcp`;
+        const mcpUrl = `${base}/${host.settings.routePrefix ? host.settings.routePrefix + '/' : ''}mcp`;
         const entry = { servers: { miningLocal: { type: 'http', url: mcpUrl, ...(keysOn ? { headers: { 'x-functions-key': '<key>' } } : {}) } } };
         lines.push('', `MCP endpoint: ${mcpUrl}`, '', 'For VS Code, .vscode/mcp.json:', JSON.stringify(entry, null, 2));
     }
     lines.push('', `Durable Functions: ${host.durableDescription}`);
-    lines.push('', `Host ready on ${host.url} (Ctrl-C to stop)`, '');
+    const listening = base === host.url ? '' : `listening on ${host.url}; `;
+    lines.push('', `Host ready on ${base} (${listening}Ctrl-C to stop)`, '');
     process.stdout.write(lines.join('\n'));
 }
 

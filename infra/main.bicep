@@ -51,7 +51,7 @@ param taskHubName string = 'mininghub'
 @minValue(0)
 @maxValue(32)
 @description('DEFAULT_DIFFICULTY: leading zero bits per block when a client does not choose.')
-param defaultDifficulty int = 28
+param defaultDifficulty int = 27
 
 // An empty allow-list makes the scheduler refuse every caller (gRPC 403), so at least one range is required.
 @minLength(1)

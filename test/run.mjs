@@ -14,7 +14,10 @@
  *   would also run every helper under a folder named test; so this walks dist/test for `*.test.js`
  *   itself and fails if it finds none.
  * - Reporter: `spec`, to stdout, whatever the terminal (Node picks tap or spec by TTY otherwise); it ends
- *   with the `ℹ tests / ℹ pass / ℹ fail / ℹ cancelled …` lines CI reads.
+ *   with the `ℹ tests / ℹ pass / ℹ fail / ℹ cancelled …` lines CI reads, and they stay last. Beside it,
+ *   test/skipReporter.mjs lists every skipped suite and test; printed just before those lines, grouped by
+ *   reason, with `ℹ suites skipped N` added to them: Node's `ℹ skipped` counts tests only, not a suite skipped
+ *   as a whole (the extension's suites without .NET, the Bicep compile, conformance).
  * - Timeouts: PER_TEST_TIMEOUT_MS (default 10 minutes) for each test, enforced by test/support/perTestTimeout.ts,
  *   preloaded into every test file's process: a test that runs longer fails its file (`ℹ fail`). And
  *   `--test-timeout` (TEST_FILE_TIMEOUT_MS, default 30 minutes) as a backstop for what that cannot see (a hook
@@ -22,11 +25,13 @@
  *   its unfinished tests as cancelled, failing the run. Either way a test that never settles fails `npm test`
  *   instead of hanging it.
  */
-import { spawnSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const compiledTests = join(root, 'dist', 'test');
@@ -83,11 +88,84 @@ if (files.length === 0) {
     process.exit(1);
 }
 process.env.PER_TEST_TIMEOUT_MS = String(perTestTimeout);
-run('The tests', [
+const skipFile = join(tmpdir(), `test-skips-${process.pid}-${Date.now()}.jsonl`);
+const status = await runTests([
     `--require=${PER_TEST_TIMEOUT}`,
     '--test',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(join(root, 'test', 'skipReporter.mjs')).href}`,
+    `--test-reporter-destination=${skipFile}`,
     `--test-timeout=${fileTimeout}`,
     ...files,
 ]);
+process.exit(status);
+
+/**
+ * Runs Node's test runner, passing its output through as it comes, except its closing summary (from
+ * `ℹ tests N` on: the counts, then the failing tests if any), which is held back so that the list of what
+ * was skipped (from skipReporter.mjs) prints before it: Node's summary stays where CI reads it, at the end.
+ */
+async function runTests(/** @type {string[]} */ args) {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env: process.env });
+    /** @type {string[]} */
+    const held = [];
+    let partial = '';
+    const take = (/** @type {string} */ line) => {
+        if (held.length > 0 || /^ℹ tests \d+$/.test(line)) held.push(line);
+        else process.stdout.write(line + '\n');
+    };
+    child.stdout.setEncoding('utf8').on('data', (/** @type {string} */ text) => {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) take(line);
+    });
+    const [code, signal] = await once(child, 'close');
+    if (partial !== '') take(partial);
+    const skipped = readSkips();
+    process.stdout.write(skipSummary(skipped));
+    const suites = skipped.filter((s) => s.kind === 'suite').length;
+    // Node counts skipped tests only; the suites skipped as a whole get a line of their own in the block.
+    for (const line of held) {
+        process.stdout.write(line + '\n');
+        if (line.startsWith('ℹ skipped ')) process.stdout.write(`ℹ suites skipped ${suites}\n`);
+    }
+    if (code !== 0) console.error(`The tests failed (${signal ?? `exit code ${code}`})`);
+    return code ?? 1;
+}
+
+/** @typedef {{ kind: 'suite' | 'test', name: string, file: string, reason: string }} Skip */
+
+/** @returns {Skip[]} */
+function readSkips() {
+    let text = '';
+    try {
+        text = readFileSync(skipFile, 'utf8');
+    } catch {
+        return [];
+    } finally {
+        rmSync(skipFile, { force: true });
+    }
+    return text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => /** @type {Skip} */ (JSON.parse(line)));
+}
+
+/** "N suites and M tests skipped", then each reason with what it skipped. */
+function skipSummary(/** @type {Skip[]} */ skipped) {
+    if (skipped.length === 0) return '\nNothing skipped.\n';
+    const count = (/** @type {Skip[]} */ list, /** @type {'suite' | 'test'} */ kind) => {
+        const n = list.filter((s) => s.kind === kind).length;
+        return `${n} ${kind}${n === 1 ? '' : 's'}`;
+    };
+    /** @type {Map<string, Skip[]>} */
+    const byReason = new Map();
+    for (const skip of skipped) byReason.set(skip.reason, [...(byReason.get(skip.reason) ?? []), skip]);
+    const lines = ['', `Skipped: ${count(skipped, 'suite')} and ${count(skipped, 'test')}:`];
+    for (const [reason, list] of byReason) {
+        lines.push(`- ${reason} (${count(list, 'suite')}, ${count(list, 'test')}):`);
+        for (const skip of list) lines.push(`    ${skip.file === '' ? '' : `${relative(root, skip.file)}: `}${skip.name}`);
+    }
+    return lines.join('\n') + '\n';
+}

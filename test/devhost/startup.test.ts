@@ -146,8 +146,20 @@ describe('the command line, as npm start runs it', () => {
     test('the banner gives the MCP URL and a .vscode/mcp.json entry; a bad setting stops the app with its name', async () => {
         const host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('banner') } });
         try {
-            assert.match(host.stdout, new RegExp(`MCP endpoint: ${host.url}/api/mcp`));
-            assert.match(host.stdout, /"servers": \{\s+"miningLocal": \{\s+"type": "http",\s+"url": "http:\/\/127\.0\.0\.1:\d+\/api\/mcp"/);
+            // Printed as README.md and .vscode/mcp.json name it (localhost), while the host listens on 127.0.0.1.
+            const port = new URL(host.url).port;
+            assert.match(host.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+            assert.match(host.stdout, new RegExp(`MCP endpoint: http://localhost:${port}/api/mcp\n`));
+            assert.match(host.stdout, new RegExp(`"servers": \\{\\s+"miningLocal": \\{\\s+"type": "http",\\s+"url": "http://localhost:${port}/api/mcp"`));
+            assert.match(host.stdout, new RegExp(`Host ready on http://localhost:${port} \\(listening on http://127\\.0\\.0\\.1:${port}; Ctrl-C to stop\\)`));
+            assert.doesNotMatch(host.stdout.slice(0, host.stdout.indexOf('Host ready')), /127\.0\.0\.1/, 'the banner names localhost only');
+            // The printed URL answers, through the Origin/Host rule, as a client that follows it would call it.
+            const answer = await fetch(`http://localhost:${port}/api/mcp`, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: `http://localhost:${port}` },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'banner', version: '1' } } }),
+            });
+            assert.equal(answer.status, 200, await answer.text());
         } finally {
             await host.stop();
         }

@@ -60,7 +60,9 @@ export interface SpawnedHost {
 }
 
 const CLI = join(repoRoot, 'dist', 'devhost', 'cli.js');
-const READY = /Host ready on (http:\/\/\S+)/;
+// The banner names the host as a user types it (localhost) and, when that differs, the address it listens on,
+// which the tests use. Matched up to "Ctrl-C", so a line cut between two reads is not taken half-way.
+const READY = /Host ready on (http:\/\/\S+) \((?:listening on (http:\/\/[^;\s)]+); )?Ctrl-C/;
 const live = new Set<ChildProcess>();
 
 // A test process that dies without its after() hooks (a test-runner timeout sends SIGTERM) still takes its
@@ -110,7 +112,8 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
         await exited;
         throw new Error(`${(err as Error).message}\n--- host stderr ---\n${output.stderr}\n--- host stdout ---\n${output.stdout}`);
     }
-    const url = READY.exec(readyLine)?.[1] ?? '';
+    const ready = READY.exec(readyLine);
+    const url = ready?.[2] ?? ready?.[1] ?? '';
     const port = Number(new URL(url).port);
 
     const terminate = async (signal: NodeJS.Signals, graceMs: number) => {

@@ -63,6 +63,26 @@ describe('Origin and Host validation', () => {
         }
     });
 
+    it('takes a port as part of the origin: the own host or an allowed origin on another port is refused', () => {
+        const azure = (origin: string) => check(AZURE, { host: 'mining-app.azurewebsites.net', origin }, 'https://mining-app.azurewebsites.net/api/mcp');
+        for (const origin of ['https://tools.example:8443', 'http://tools.example', 'https://mining-app.azurewebsites.net:8443']) {
+            assert.deepEqual(azure(origin), { status: 403, message: FOREIGN_ORIGIN }, origin);
+        }
+        const withPort: OriginPolicy = { ownHost: 'mining-app.azurewebsites.net', allowedOrigins: ['https://tools.example:8443'] };
+        const allowed = (origin: string) => check(withPort, { host: 'mining-app.azurewebsites.net', origin }, 'https://mining-app.azurewebsites.net/api/mcp');
+        assert.equal(allowed('https://tools.example:8443'), undefined);
+        assert.equal(allowed('https://tools.example')?.status, 403);
+        assert.equal(allowed('https://tools.example:9443')?.status, 403);
+    });
+
+    it('without WEBSITE_HOSTNAME takes the server to be a loopback one: the strict Host rule, loopback origins only', () => {
+        const unknown: OriginPolicy = { ownHost: undefined, allowedOrigins: [] };
+        assert.equal(check(unknown, { host: 'localhost:7071' }), undefined);
+        assert.equal(check(unknown, { host: 'localhost:7071', origin: 'http://localhost:6274' }), undefined);
+        assert.deepEqual(check(unknown, { host: 'attacker.example' }), { status: 403, message: FOREIGN_HOST });
+        assert.deepEqual(check(unknown, { host: 'localhost:7071', origin: 'https://attacker.example' }), { status: 403, message: FOREIGN_ORIGIN });
+    });
+
     it('knows the loopback names', () => {
         for (const name of ['localhost', 'app.localhost', '127.0.0.1', '127.255.0.9', '[::1]']) assert.ok(isLoopbackName(name), name);
         for (const name of ['localhost.example', '128.0.0.1', '127.0.0.256', '0.0.0.0', '[::]', 'example.com']) assert.ok(!isLoopbackName(name), name);

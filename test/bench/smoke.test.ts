@@ -1,0 +1,55 @@
+/**
+ * Every benchmark module still runs to its section (`npm run bench -- --smoke`: each at its smallest, on the
+ * TypeScript engine only, writing nothing). A module that throws (a start the app refuses, a setting the bench
+ * no longer lifts) fails here instead of in the next full `npm run bench`. Figures are not checked: a smoke run
+ * measures nothing.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from '../support/spawnHost';
+
+/** bench/index.ts's modules, in order, and the title each section starts with. */
+const SECTIONS: ReadonlyArray<readonly [module: string, title: string]> = [
+    ['orchestration', '## Orchestration on the local host'],
+    ['mining', '## Mining'],
+    ['responsiveness', '## Responsiveness under load'],
+    ['completionLag', '## Completion-detection lag'],
+    ['pastBudget', '## A run past the wait budget, polled to the end'],
+    ['statusReads', '## Status reads per budgeted wait'],
+    ['throughput', '## Tool-call throughput'],
+    ['memory', '## Memory'],
+    ['load', '## Load'],
+];
+
+/** About a minute on an idle 2-core machine; the limit leaves room for a loaded one. */
+const LIMIT_MS = 6 * 60_000;
+
+describe('npm run bench -- --smoke', () => {
+    it('runs every module to its section and result lines, and writes no BENCHMARKS.md', async (t) => {
+        const child = spawn(process.execPath, [join(repoRoot, 'dist', 'bench', 'index.js'), '--smoke'], {
+            cwd: repoRoot,
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+        child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+        const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
+        const started = performance.now();
+        const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+        clearTimeout(timer);
+        const tail = `\n--- stderr (end) ---\n${stderr.slice(-3000)}`;
+        assert.equal(signal, null, `the smoke run did not end within ${LIMIT_MS / 1000} s${tail}`);
+        assert.equal(code, 0, `the smoke run failed (exit code ${code})${tail}`);
+
+        const missing = SECTIONS.filter(([, title]) => !stdout.includes(`\n${title}\n`)).map(([name]) => name);
+        assert.deepEqual(missing, [], `modules without their section: ${missing.join(', ')}${tail}`);
+        const summary = stdout.slice(stdout.lastIndexOf('| benchmark | result | s |'));
+        for (const [name] of SECTIONS) assert.match(summary, new RegExp(`^\\| ${name} \\| (?!\\(no result line\\))`, 'm'), `${name} has no result line`);
+        assert.doesNotMatch(stderr, /wrote BENCHMARKS\.md/, 'a smoke run must not overwrite BENCHMARKS.md');
+        t.diagnostic(`smoke run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    });
+});
