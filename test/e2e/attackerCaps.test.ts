@@ -126,8 +126,9 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         assert.deepEqual(serverErrors.slice(0, 3).map((a) => `${a.http} ${a.text.slice(0, 200)}`), [], `${serverErrors.length} answers were 5xx`);
         const accepted = answers.filter((a) => a.accepted);
         assert.ok(accepted.length >= 1 && accepted.length <= CAP, `${accepted.length} of ${ATTEMPTS} starts accepted`);
-        // A refusal names the cap: a plain call's as a tool error, a task-augmented call's as the JSON-RPC error's message.
-        const refusal = (a: Answer) => a.text.includes(`MAX_ACTIVE_WORKFLOWS = ${CAP}`);
+        // A refusal names the cap (or, once the flood has started MAX_STARTS_PER_MINUTE, the start rate): a plain
+        // call's as a tool error, a task-augmented call's as the JSON-RPC error's message.
+        const refusal = (a: Answer) => a.text.includes(`MAX_ACTIVE_WORKFLOWS = ${CAP}`) || a.text.includes('MAX_STARTS_PER_MINUTE = ');
         const refusedOtherwise = answers.filter((a) => !a.accepted && !refusal(a));
         assert.deepEqual(refusedOtherwise.slice(0, 3).map((a) => a.text.slice(0, 300)), [], `${refusedOtherwise.length} refusals do not name the cap`);
 
