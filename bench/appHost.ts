@@ -16,7 +16,7 @@ export interface BenchApp {
 }
 
 /** The benchmarks measure the server, not the caps per caller (every bench client is the shared tenant). */
-const UNCAPPED = { MAX_ACTIVE_WORKFLOWS: '1000' };
+const UNCAPPED = { MAX_ACTIVE_WORKFLOWS: '1000', MAX_ACTIVE_WORKFLOWS_TOTAL: '10000', MAX_STARTS_PER_MINUTE: '10000' };
 
 export function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
     return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...UNCAPPED, ...env } });
