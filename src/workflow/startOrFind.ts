@@ -145,7 +145,7 @@ function countRefusal(deps: WorkflowDeps, what: string, error: unknown): StartRe
     if (error instanceof CountError && error.reason === 'unsupported') {
         deps.log.error(
             `start: the Durable backend refused the list query that ${what} (instanceIdPrefix/runtimeStatus/createdTimeFrom); ` +
-                'no start can be admitted until it answers it: check the backend provider (docs/deployment.md, "After a deployment")',
+                'no start can be admitted until it answers it: check that the backend provider supports these filters (docs/security.md, "Work caps per caller")',
             error.cause
         );
         return { kind: 'count_unsupported' };
@@ -183,8 +183,8 @@ async function admit(deps: WorkflowDeps, own: string | undefined): Promise<Start
 
 /**
  * After a start: at FIRST_LOOK_MS, SETTLE_MS and SECOND_LOOK_MS ranks `workflowId` among the tenant's
- * running workflows and among all of them (by creation time, then id); if the tenant's cap or the total
- * cap or more rank before it, or a look fails, withdraws it and answers the refusal.
+ * running workflows, and at the last look among all of them too (by creation time, then id); if the
+ * tenant's cap or the total cap or more rank before it, or a look fails, withdraws it and answers the refusal.
  */
 async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<StartRefusal | undefined> {
     const { maxActiveWorkflows: cap, maxActiveWorkflowsTotal: total } = deps.config;
@@ -195,9 +195,14 @@ async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<Sta
         slept = at;
         let refusal: StartRefusal | undefined;
         try {
-            const [tenants, everyone] = await Promise.all([listActive(deps, { tenantPrefix: `${deps.tenant.tag}-` }), listActive(deps, 'all')]);
+            // All tenants' at the last look only: the one that every racing start is visible to (the earlier ones only refuse sooner).
+            const last = at === SECOND_LOOK_MS;
+            const [tenants, everyone] = await Promise.all([
+                listActive(deps, { tenantPrefix: `${deps.tenant.tag}-` }),
+                last ? listActive(deps, 'all') : Promise.resolve(undefined),
+            ]);
             if (ranksBefore(tenants, workflowId) >= cap) refusal = { kind: 'at_cap', count: cap, cap };
-            else if (ranksBefore(everyone, workflowId) >= total) refusal = { kind: 'at_total_cap', cap: total };
+            else if (everyone !== undefined && ranksBefore(everyone, workflowId) >= total) refusal = { kind: 'at_total_cap', cap: total };
         } catch (error) {
             deps.log.warn(`start: a look at the running workflows for ${workflowId} failed; the workflow is withdrawn`, error);
             refusal = { kind: 'count_failed' };
