@@ -26,6 +26,8 @@ const LIMITS = parseConfig({ TASKHUB_NAME: 'bench' });
  */
 export const UNCAPPED = {
     MAX_ACTIVE_WORKFLOWS: '1000',
+    MAX_ACTIVE_WORKFLOWS_TOTAL: '10000',
+    MAX_STARTS_PER_MINUTE: '10000',
     MAX_WORK: String(LIMITS.maxBlocks * 2 ** LIMITS.maxDifficulty),
 };
 

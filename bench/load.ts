@@ -104,7 +104,7 @@ export async function run(options: LoadOptions = {}): Promise<string> {
     const app = await startAppOnAzurite(
         'load',
         // Every bench client is the shared tenant: the load measures the server, not the cap per caller.
-        { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds), MAX_ACTIVE_WORKFLOWS: '1000' },
+        { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds), MAX_ACTIVE_WORKFLOWS: '1000', MAX_ACTIVE_WORKFLOWS_TOTAL: '10000', MAX_STARTS_PER_MINUTE: '10000' },
         { args: ['--log-level', 'warning'] }
     );
     try {

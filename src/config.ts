@@ -16,6 +16,8 @@ export const SETTING_NAMES = [
     'TASKHUB_NAME',
     'MAX_RESULT_CHARS',
     'MAX_ACTIVE_WORKFLOWS',
+    'MAX_ACTIVE_WORKFLOWS_TOTAL',
+    'MAX_STARTS_PER_MINUTE',
     'MAX_WORK',
     'ALLOWED_ORIGINS',
 ] as const;
@@ -41,6 +43,10 @@ export interface Config {
     maxResultChars: number;
     /** Most workflows one tenant may have running at once (counted in the durable backend). */
     maxActiveWorkflows: number;
+    /** Most workflows all tenants together may have running at once (counted in the durable backend). */
+    maxActiveWorkflowsTotal: number;
+    /** Most workflows one tenant may start in a minute (counted from creation times in the durable backend). */
+    maxStartsPerMinute: number;
     /** Most expected attempts (blocks × 2^difficulty) one start_mining call may commit. */
     maxWork: number;
     /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
@@ -94,6 +100,9 @@ const settingsSchema = z
         // At least room for a completed status with no blocks; 20000 is below every client limit known (docs/client-authors.md).
         MAX_RESULT_CHARS: integer(1000, 1_000_000, 20_000),
         MAX_ACTIVE_WORKFLOWS: integer(1, 1000, 5),
+        // With maximumInstanceCount 40 (infra/main.bicep): room for every running workflow on an instance of its own.
+        MAX_ACTIVE_WORKFLOWS_TOTAL: integer(1, 10_000, 40),
+        MAX_STARTS_PER_MINUTE: integer(1, 10_000, 30),
         MAX_WORK: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_WORK),
         // Comma-separated origins, e.g. "https://app.example,http://localhost:6274"; blank for none.
         ALLOWED_ORIGINS: z.preprocess(
@@ -163,6 +172,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         taskHubName: s.TASKHUB_NAME,
         maxResultChars: s.MAX_RESULT_CHARS,
         maxActiveWorkflows: s.MAX_ACTIVE_WORKFLOWS,
+        maxActiveWorkflowsTotal: s.MAX_ACTIVE_WORKFLOWS_TOTAL,
+        maxStartsPerMinute: s.MAX_STARTS_PER_MINUTE,
         maxWork: s.MAX_WORK,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
     };

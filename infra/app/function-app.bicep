@@ -79,9 +79,12 @@ var appSettings = {
   MAX_BLOCKS: '16'
   // Longest status JSON a tool answers with; the whole result stays readable as a resource.
   MAX_RESULT_CHARS: '20000'
-  // Work caps per caller (tenant): running workflows at once, and expected attempts (blocks x 2^difficulty) per call.
+  // Work caps per caller (tenant): running workflows at once, starts per minute, and expected attempts (blocks x 2^difficulty) per call.
   MAX_ACTIVE_WORKFLOWS: '5'
+  MAX_STARTS_PER_MINUTE: '30'
   MAX_WORK: '17179869184'
+  // Running workflows of all callers together: with maximumInstanceCount 40, one instance each at most (docs/security.md bounds the bill with it).
+  MAX_ACTIVE_WORKFLOWS_TOTAL: '40'
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
 }

@@ -32,6 +32,26 @@ export function activeCapText(count: number, cap: number): string {
     );
 }
 
+/** The refusal of a start over MAX_ACTIVE_WORKFLOWS_TOTAL (all callers together). */
+export function totalCapText(cap: number): string {
+    return (
+        `The server is at its limit of ${cap} mining workflows running for all callers together ` +
+        `(MAX_ACTIVE_WORKFLOWS_TOTAL = ${cap}). Nothing was started. Try again in a few minutes, or stop one of yours with cancel_mining.`
+    );
+}
+
+/** The refusal of a start over MAX_STARTS_PER_MINUTE. */
+export function rateLimitText(limit: number): string {
+    return (
+        `You started ${limit} mining workflows in the last minute, the most allowed (MAX_STARTS_PER_MINUTE = ${limit}). ` +
+        'Nothing was started. Wait a minute, then call start_mining again.'
+    );
+}
+
+export const COUNT_UNSUPPORTED =
+    'Could not check how many mining workflows are running: the workflow service refused the query the check needs, ' +
+    'so nothing was started. Retrying will not help; tell the operator of this server (the cause is in its logs).';
+
 export const COUNT_FAILED =
     'Could not check how many of your mining workflows are running, so nothing was started. Try again in a few seconds.';
 
@@ -55,8 +75,14 @@ export function refusalText(refusal: StartRefusal): string {
             return overWork(refusal.blocks, refusal.difficulty, refusal.expectedAttempts, refusal.maxWork);
         case 'at_cap':
             return activeCapText(refusal.count, refusal.cap);
+        case 'at_total_cap':
+            return totalCapText(refusal.cap);
+        case 'rate_limited':
+            return rateLimitText(refusal.limit);
         case 'count_failed':
             return COUNT_FAILED;
+        case 'count_unsupported':
+            return COUNT_UNSUPPORTED;
         case 'key_reused':
             return KEY_REUSED;
         case 'start_failed':

@@ -174,11 +174,9 @@ export class ManagementApiClient implements WorkflowClient {
 
     async listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage> {
         const operation = 'list query';
-        const params: Record<string, string> = {
-            instanceIdPrefix: query.instanceIdPrefix,
-            top: String(query.top),
-            showInput: String(query.showInput ?? false),
-        };
+        const params: Record<string, string> = { top: String(query.top), showInput: String(query.showInput ?? false) };
+        // An empty prefix is every instance: the parameter is left out rather than sent empty.
+        if (query.instanceIdPrefix !== '') params.instanceIdPrefix = query.instanceIdPrefix;
         if (query.runtimeStatus !== undefined && query.runtimeStatus.length > 0) params.runtimeStatus = query.runtimeStatus.join(',');
         if (query.createdTimeFrom) params.createdTimeFrom = query.createdTimeFrom.toISOString();
         const headers: Record<string, string> = query.continuationToken ? { 'x-ms-continuation-token': query.continuationToken } : {};

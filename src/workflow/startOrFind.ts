@@ -1,14 +1,22 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
-import { budgetedWait } from './budgetedWait';
-import type { DurableStatusLike } from './durableStatus';
+import { budgetedWait, systemClock } from './budgetedWait';
+import { timeMs, type DurableStatusLike } from './durableStatus';
+import { isNotFoundError } from './durableHttpError';
 import { keyedWorkflowId, newWorkflowId } from './ids';
 import type { StartRefusal } from './startRefusal';
-import { admitStart, confirmStart, isWithdrawn, withdrawIfStarted } from './workCaps';
+import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, CountError, countActive, countRecentStarts, isWithdrawn, listActive, ranksBefore } from './workCaps';
 import type { WorkflowDeps } from './workflowDeps';
 
 /**
- * A workflow a start may hand out; when the call started it, `confirmation` settles with the cap's
- * refusal if the workflow had to be withdrawn (workCaps.ts, confirmStart), else with undefined.
+ * One start, read top to bottom: find the key's workflow (a keyed call) → admit (the caps, counted in
+ * durable state before anything starts) → start → look (rank the new workflow among the running ones,
+ * three times) → keep it, or withdraw it and refuse. Why racing starts stay within the caps, and why a
+ * keyed start reads its workflow back: docs/security.md, "Work caps per caller".
+ */
+
+/**
+ * A workflow a start may hand out; when this call started it, `confirmation` settles with the cap's
+ * refusal if the workflow had to be withdrawn after its looks, else with undefined.
  */
 export interface Started {
     workflowId: string;
@@ -17,6 +25,16 @@ export interface Started {
 
 /** How long a keyed start waits for the workflow its key names to be readable, to compare its arguments. */
 export const KEYED_START_CHECK_MS = 5_000;
+
+/** When a start looks at the running workflows, in ms after its start request answered: at once… */
+export const FIRST_LOOK_MS = 0;
+/** …once the backend has settled… */
+export const SETTLE_MS = 1000;
+/** …and a last time, by when every racing start's instance is visible. */
+export const SECOND_LOOK_MS = 3000;
+
+/** A withdraw's terminate is tried this many times: a workflow over the cap must not be left running by one lost request. */
+export const WITHDRAW_ATTEMPTS = 3;
 
 /** A status read of the caller's workflow: undefined when it is unknown or expired; rejects on a backend failure. */
 export type ReadWorkflow = (workflowId: string) => Promise<DurableStatusLike | undefined>;
@@ -30,86 +48,68 @@ export interface StartRequest {
     matchOn: readonly string[];
 }
 
-/** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */
-function sameArguments(durable: DurableStatusLike, request: StartRequest): boolean {
-    const stored = durable.input;
-    if (typeof stored !== 'object' || stored === null) return false;
-    return request.matchOn.every((field) => JSON.stringify((stored as Record<string, unknown>)[field]) === JSON.stringify(request.input[field]));
-}
+type StartOutcome = Started | { refusal: StartRefusal };
 
-/**
- * Starts the workflow, or with an idempotency key finds the one the key already started. The key names
- * one workflow id per tenant, so a retry reads that id first and compares the arguments it was started
- * with. Two first calls racing on one key both try to start that id, and no backend tells the loser
- * reliably that it lost: on the real Durable extension (Azure Storage provider) concurrent starts on a new
- * id can all be accepted (202) while only the first one's input is kept and run, and a start on an id that
- * is running answers 409. So after its start, whatever the answer, a keyed call reads the workflow back and
- * hands it out only if it runs this call's arguments; otherwise the key was taken by other work.
- * The instance row the read shows is written by the accepted start itself, conditionally (only the first
- * writer of a new id, or of an ended id's row, succeeds), and it is that start's message that runs: so its
- * input, read right after the start, is already the input that runs, Pending or not.
- * The key is remembered as long as the workflow's history is kept.
- */
-export async function startOrFind(
-    deps: WorkflowDeps,
-    read: ReadWorkflow,
-    request: StartRequest,
-    idempotencyKey: string | undefined
-): Promise<Started | { refusal: StartRefusal }> {
+export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, idempotencyKey: string | undefined): Promise<StartOutcome> {
     const { log, tenant } = deps;
-    if (idempotencyKey === undefined) {
-        const refused = await admitStart(deps);
-        if (refused !== undefined) return { refusal: refused };
-        const workflowId = newWorkflowId(tenant);
+    const keyed = idempotencyKey !== undefined;
+    const workflowId = keyed ? keyedWorkflowId(tenant, idempotencyKey) : newWorkflowId(tenant);
+
+    // 1. Find: the key names one workflow id; a retry reads it and compares the arguments it was started with.
+    if (keyed) {
+        let found: DurableStatusLike | undefined;
         try {
-            await startNew(deps, workflowId, request);
+            found = await read(workflowId);
         } catch (error) {
-            log.error(`start: could not start ${request.orchestrator} ${workflowId}`, error);
+            log.error(`start: status read for ${workflowId} failed`, error);
+            return { refusal: { kind: 'unavailable' } };
+        }
+        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
+        if (found !== undefined && !isWithdrawn(found)) return handOutFound(deps, found, request, workflowId);
+    }
+
+    // 2. Admit: the caps, before anything starts. A keyed call's own workflow (started by a racing call with its key) is not counted against it.
+    const refused = await admit(deps, keyed ? workflowId : undefined);
+    if (refused !== undefined) {
+        if (!keyed) return { refusal: refused };
+        // A racing call with the same key may have started it meanwhile: then that workflow is the answer.
+        const found = await read(workflowId).catch(() => undefined);
+        return found !== undefined && !isWithdrawn(found) ? handOutFound(deps, found, request, workflowId) : { refusal: refused };
+    }
+
+    // 3. Start.
+    let startError: unknown;
+    try {
+        await withTimeout(deps.client.startNew(request.orchestrator, { instanceId: workflowId, input: request.input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
+    } catch (error) {
+        startError = error;
+    }
+    if (!keyed) {
+        if (startError !== undefined) {
+            log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
             // A start that timed out may still be applied: it must not run unseen and uncounted.
             await withdrawIfStarted(deps, workflowId);
             return { refusal: { kind: 'start_failed' } };
         }
-        return { workflowId, confirmation: confirmStart(deps, workflowId) };
+        // 4. Look, then keep or withdraw.
+        return { workflowId, confirmation: lookThenKeep(deps, workflowId) };
     }
 
-    const workflowId = keyedWorkflowId(tenant, idempotencyKey);
-    const judge = (durable: DurableStatusLike): Started | { refusal: StartRefusal } =>
-        sameArguments(durable, request) ? { workflowId } : { refusal: { kind: 'key_reused' } };
-    try {
-        const found = await read(workflowId);
-        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
-        if (found !== undefined && !isWithdrawn(found)) return judge(found);
-    } catch (error) {
-        log.error(`start: status read for ${workflowId} failed`, error);
-        return { refusal: { kind: 'unavailable' } };
-    }
-
-    const refused = await admitStart(deps);
-    if (refused !== undefined) return { refusal: refused };
-
-    let startError: unknown;
-    try {
-        await startNew(deps, workflowId, request);
-    } catch (error) {
-        // Most likely another call with the same key started it first: the read below tells.
-        startError = error;
-    }
-    const readOnce = async (): Promise<DurableStatusLike | undefined> => {
-        try {
-            return await read(workflowId);
-        } catch (error) {
+    // 3b. A keyed start cannot tell from the answer whether it won (racing starts on a new id may all be
+    // accepted, only the first one's input kept; a start on a running id answers 409): it reads the workflow back.
+    const readOnce = () =>
+        read(workflowId).catch((error: unknown) => {
             log.warn(`start: status read for ${workflowId} failed`, error);
             return undefined;
-        }
-    };
+        });
     // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
     const stored =
         startError === undefined
             ? (await budgetedWait<DurableStatusLike>({ read: readOnce, isFinal: () => true, budgetMs: KEYED_START_CHECK_MS, clock: deps.clock })).last
             : await readOnce();
     if (stored !== undefined) {
-        const judged = judge(stored);
-        return 'refusal' in judged ? judged : { workflowId, confirmation: confirmStart(deps, workflowId) };
+        if (!sameArguments(stored, request)) return { refusal: { kind: 'key_reused' } };
+        return { workflowId, confirmation: lookThenKeep(deps, workflowId) };
     }
     if (startError !== undefined) {
         log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
@@ -119,7 +119,128 @@ export async function startOrFind(
     return { refusal: { kind: 'unconfirmed' } };
 }
 
-async function startNew(deps: WorkflowDeps, workflowId: string, request: StartRequest): Promise<void> {
-    const { orchestrator, input } = request;
-    await withTimeout(deps.client.startNew(orchestrator, { instanceId: workflowId, input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
+/** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */
+function sameArguments(durable: DurableStatusLike, request: StartRequest): boolean {
+    const stored = durable.input;
+    if (typeof stored !== 'object' || stored === null) return false;
+    return request.matchOn.every((field) => JSON.stringify((stored as Record<string, unknown>)[field]) === JSON.stringify(request.input[field]));
+}
+
+/**
+ * The workflow a key already names, found by a read: handed out if it runs the same arguments. One still
+ * young enough that the call which started it may be looking at the caps gets looks of its own, so a
+ * duplicate never keeps what the caps withdraw (the ranks are the same for every caller).
+ */
+function handOutFound(deps: WorkflowDeps, found: DurableStatusLike, request: StartRequest, workflowId: string): StartOutcome {
+    if (!sameArguments(found, request)) return { refusal: { kind: 'key_reused' } };
+    const created = timeMs(found.createdTime) ?? 0;
+    const young = (deps.wallNow ?? Date.now)() - created < SETTLE_MS + SECOND_LOOK_MS;
+    return young && (ACTIVE_STATUSES as readonly string[]).includes(found.runtimeStatus)
+        ? { workflowId, confirmation: lookThenKeep(deps, workflowId) }
+        : { workflowId };
+}
+
+/** The refusal of a count that failed, logged for the operator with what to do. */
+function countRefusal(deps: WorkflowDeps, what: string, error: unknown): StartRefusal {
+    if (error instanceof CountError && error.reason === 'unsupported') {
+        deps.log.error(
+            `start: the Durable backend refused the list query that ${what} (instanceIdPrefix/runtimeStatus/createdTimeFrom); ` +
+                'no start can be admitted until it answers it: check that the backend provider supports these filters (docs/security.md, "Work caps per caller")',
+            error.cause
+        );
+        return { kind: 'count_unsupported' };
+    }
+    deps.log.error(`start: ${what} failed`, error instanceof CountError ? error.cause : error);
+    return { kind: 'count_failed' };
+}
+
+/**
+ * The caps before a start, cheapest and most often refusing first: the tenant's running workflows
+ * (MAX_ACTIVE_WORKFLOWS), its starts in the last minute (MAX_STARTS_PER_MINUTE), all tenants' running
+ * workflows (MAX_ACTIVE_WORKFLOWS_TOTAL). Each count stops one past its cap. `own`: a keyed call's id.
+ */
+async function admit(deps: WorkflowDeps, own: string | undefined): Promise<StartRefusal | undefined> {
+    const { maxActiveWorkflows: cap, maxStartsPerMinute: rate, maxActiveWorkflowsTotal: total } = deps.config;
+    const tenantPrefix = `${deps.tenant.tag}-`;
+    try {
+        const count = await countActive(deps, { tenantPrefix }, cap, own);
+        if (count >= cap) return { kind: 'at_cap', count, cap };
+    } catch (error) {
+        return countRefusal(deps, 'counting running workflows', error);
+    }
+    try {
+        if ((await countRecentStarts(deps, tenantPrefix, rate, own)) >= rate) return { kind: 'rate_limited', limit: rate };
+    } catch (error) {
+        return countRefusal(deps, 'counting recent starts', error);
+    }
+    try {
+        if ((await countActive(deps, 'all', total, own)) >= total) return { kind: 'at_total_cap', cap: total };
+    } catch (error) {
+        return countRefusal(deps, 'counting all running workflows', error);
+    }
+    return undefined;
+}
+
+/**
+ * After a start: at FIRST_LOOK_MS, SETTLE_MS and SECOND_LOOK_MS ranks `workflowId` among the tenant's
+ * running workflows, and at the last look among all of them too (by creation time, then id); if the
+ * tenant's cap or the total cap or more rank before it, or a look fails, withdraws it and answers the refusal.
+ */
+async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<StartRefusal | undefined> {
+    const { maxActiveWorkflows: cap, maxActiveWorkflowsTotal: total } = deps.config;
+    const clock = deps.clock ?? systemClock;
+    let slept = 0;
+    for (const at of [FIRST_LOOK_MS, SETTLE_MS, SECOND_LOOK_MS]) {
+        await clock.sleep(at - slept);
+        slept = at;
+        let refusal: StartRefusal | undefined;
+        try {
+            // All tenants' at the last look only: the one that every racing start is visible to (the earlier ones only refuse sooner).
+            const last = at === SECOND_LOOK_MS;
+            const [tenants, everyone] = await Promise.all([
+                listActive(deps, { tenantPrefix: `${deps.tenant.tag}-` }),
+                last ? listActive(deps, 'all') : Promise.resolve(undefined),
+            ]);
+            if (ranksBefore(tenants, workflowId) >= cap) refusal = { kind: 'at_cap', count: cap, cap };
+            else if (everyone !== undefined && ranksBefore(everyone, workflowId) >= total) refusal = { kind: 'at_total_cap', cap: total };
+        } catch (error) {
+            deps.log.warn(`start: a look at the running workflows for ${workflowId} failed; the workflow is withdrawn`, error);
+            refusal = { kind: 'count_failed' };
+        }
+        if (refusal !== undefined) {
+            await withdraw(deps, workflowId);
+            return refusal;
+        }
+    }
+    return undefined;
+}
+
+/** Terminates a workflow started over a cap, retrying a failed request (each failure logged). */
+async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    for (let attempt = 1; attempt <= WITHDRAW_ATTEMPTS; attempt++) {
+        try {
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            return;
+        } catch (error) {
+            deps.log.error(`start: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
+        }
+    }
+}
+
+/**
+ * After a start request that failed without an answer (a timeout under load): the backend may still apply
+ * it, and the caller was told that nothing started. SETTLE_MS later, and once more after as long again
+ * while no such workflow exists (404), it is withdrawn. Best effort and bounded; failures are logged.
+ */
+async function withdrawIfStarted(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    const clock = deps.clock ?? systemClock;
+    for (let look = 0; look < 2; look++) {
+        await clock.sleep(SETTLE_MS);
+        try {
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            return;
+        } catch (error) {
+            if (!isNotFoundError(error)) deps.log.warn(`start: could not withdraw ${workflowId}, whose start failed`, error);
+        }
+    }
 }

@@ -4,8 +4,14 @@ export type StartRefusal =
     | { kind: 'over_work'; blocks: number; difficulty: number; expectedAttempts: number; maxWork: number }
     /** The tenant has `count` running workflows, at or over MAX_ACTIVE_WORKFLOWS (`cap`). */
     | { kind: 'at_cap'; count: number; cap: number }
-    /** The tenant's running workflows could not be counted: a cap that cannot be checked is not waved through. */
+    /** All tenants together have MAX_ACTIVE_WORKFLOWS_TOTAL (`cap`) running workflows. */
+    | { kind: 'at_total_cap'; cap: number }
+    /** The tenant started MAX_STARTS_PER_MINUTE (`limit`) workflows in the last minute. */
+    | { kind: 'rate_limited'; limit: number }
+    /** The running workflows could not be counted: a cap that cannot be checked is not waved through. */
     | { kind: 'count_failed' }
+    /** The backend refused the count's list query itself: a retry will not help, the operator must act. */
+    | { kind: 'count_unsupported' }
     /** The idempotency key names a workflow started with other arguments. */
     | { kind: 'key_reused' }
     /** The backend refused or did not answer the start. */

@@ -6,6 +6,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FuzzGenerator, type FuzzRequest } from '../support/fuzzRequests';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import { repoRoot, type SpawnedHost } from '../support/spawnHost';
+import { describeOnEachBackend } from '../support/backends';
+import { rawRequest, type RawResponse } from '../support/rawHttp';
+import { until } from '../support/until';
 
 /**
  * Bad input over real HTTP: thousands of generated malformed requests against the app on the local host
@@ -174,5 +177,60 @@ describe('fuzz: malformed requests over HTTP never get a 5xx or leak internals',
             await client.close();
         }
         assert.doesNotMatch(host.stderr, /Unhandled error|uncaught/i, 'the host met nothing it did not handle');
+    });
+});
+
+/** A JSON-RPC POST of about `bytes`, in chunks of 64 KiB with no Content-Length (so it goes out chunked), in either era. */
+function chunkedBody(bytes: number, era: '2025' | '2026'): Buffer[] {
+    const meta = era === '2026' ? '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},' : '';
+    const head = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{${meta}"pad":"`);
+    const chunks: Buffer[] = [head];
+    for (let left = bytes - head.length; left > 0; left -= 65536) chunks.push(Buffer.alloc(Math.min(65536, left), 'a'));
+    chunks.push(Buffer.from('"}}'));
+    return chunks;
+}
+
+/** An answer within `ms`, or a rejection naming the case: a request that is never answered must fail, not hang. */
+function answeredWithin(ms: number, label: string, pending: Promise<RawResponse>): Promise<RawResponse> {
+    return Promise.race([pending, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${label}: no answer within ${ms} ms`)), ms).unref())]);
+}
+
+describeOnEachBackend('fuzz: chunked bodies over the limit', (backend) => {
+    let app: AppOnAzurite;
+
+    before(async () => {
+        app = await startAppOnAzurite(`chunked${backend}`, { WAIT_BUDGET_SECONDS: '1' }, { durable: backend });
+    });
+    after(async () => {
+        await app?.stop();
+    });
+
+    test('each gets 413 at once in both eras, its invocation ends, and the next call on the host is served', async () => {
+        const cases: Array<[string, number, '2025' | '2026']> = [
+            ['1 MiB + 1', 1024 * 1024 + 1, '2025'],
+            ['1.05 MB', 1_050_000, '2025'],
+            ['2 MiB, 2026 era', 2 * 1024 * 1024, '2026'],
+            ['50 MiB streamed', 50 * 1024 * 1024, '2025'],
+        ];
+        const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const small = () => answeredWithin(20_000, 'a small call', rawRequest(app.mcpUrl.href, { method: 'POST', headers, chunks: chunkedBody(200, '2025') }));
+        for (const [label, bytes, era] of cases) {
+            const eraHeaders = era === '2026' ? { ...headers, 'mcp-protocol-version': '2026-07-28' } : headers;
+            const answer = await answeredWithin(20_000, label, rawRequest(app.mcpUrl.href, { method: 'POST', headers: eraHeaders, chunks: chunkedBody(bytes, era) }));
+            assert.equal(answer.status, 413, `${label}: ${answer.body.toString('utf8').slice(0, 200)}`);
+            const error = (JSON.parse(answer.body.toString('utf8')) as { error: { message: string } }).error;
+            assert.match(error.message, /Payload Too Large/, label);
+            // The connection the host keeps to the app is still good: the next request is served.
+            assert.equal((await small()).status, 200, `the call after ${label}`);
+        }
+        // Every invocation the host began, it ended (none pinned by a body it stopped reading).
+        const unended = () => {
+            const begun = [...app.host.stderr.matchAll(/Executing 'Functions\.mcp' \(.*Id=([0-9a-f-]+)\)/g)].map((m) => m[1]);
+            const ended = new Set([...app.host.stderr.matchAll(/Executed 'Functions\.mcp' \(.*Id=([0-9a-f-]+)/g)].map((m) => m[1]));
+            assert.ok(begun.length >= cases.length * 2, `${begun.length} invocations logged`);
+            return begun.filter((id) => !ended.has(id));
+        };
+        await until(() => unended().length === 0, 'every invocation ended', 10_000, 100).catch(() => undefined);
+        assert.deepEqual(unended(), []);
     });
 });

@@ -98,6 +98,24 @@ describeOnEachBackend('idempotency keys and tenants end to end', (backend) => {
         assert.deepEqual((await listInstanceIds()).filter((x) => !before.has(x)), created);
     });
 
+    test('one below MAX_ACTIVE_WORKFLOWS, twelve concurrent calls with one key and the same arguments all get its workflow, never the cap', async () => {
+        const carol = await connect(principal('carol'));
+        const long = { difficulty: 30, blocks: 1 };
+        const others: string[] = [];
+        // The default cap is 5: four running, then the key's workflow is the fifth.
+        for (let i = 0; i < 4; i++) others.push(statusOf(await call(carol, 'start_mining', long)).workflow_id);
+        const callers = await Promise.all(Array.from({ length: 12 }, () => connect(principal('carol'))));
+        const results = await Promise.all(callers.map((client) => call(client, 'start_mining', { ...long, idempotency_key: 'the-fifth' })));
+        const answers = results.map((r) => (r.isError === true ? JSON.stringify(r.content) : (r.structuredContent as unknown as Status).workflow_id));
+        assert.equal(new Set(answers).size, 1, answers.join('\n'));
+        assert.doesNotMatch(answers[0] ?? '', /MAX_ACTIVE_WORKFLOWS|isError|text/);
+        // The cap still holds for new work.
+        const refused = await call(carol, 'start_mining', long);
+        assert.match(errorText(refused), /You already have 5 mining workflows running/);
+        for (const id of [...others, answers[0] as string]) await call(carol, 'cancel_mining', { workflow_id: id });
+        await untilProcessIdle(host.pid, 'the host after the cancels');
+    });
+
     test('the same key with other arguments is a tool error and starts nothing', async () => {
         const client = await connect();
         const first = statusOf(await call(client, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'mine-once' }));

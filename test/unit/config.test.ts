@@ -34,9 +34,11 @@ describe('configuration', () => {
             'CHAIN_LENGTH',
             'DEFAULT_DIFFICULTY',
             'MAX_ACTIVE_WORKFLOWS',
+            'MAX_ACTIVE_WORKFLOWS_TOTAL',
             'MAX_BLOCKS',
             'MAX_DIFFICULTY',
             'MAX_RESULT_CHARS',
+            'MAX_STARTS_PER_MINUTE',
             'MAX_WORK',
             'POLL_AFTER_SECONDS',
             'TASKHUB_NAME',
@@ -62,6 +64,8 @@ describe('configuration', () => {
             taskHubName: 'mininglocal',
             maxResultChars: 5000,
             maxActiveWorkflows: 5,
+            maxActiveWorkflowsTotal: 40,
+            maxStartsPerMinute: 30,
             maxWork: 2 ** 34,
             allowedOrigins: [],
         });
@@ -71,6 +75,8 @@ describe('configuration', () => {
         rejects({ POLL_AFTER_SECONDS: 'soon' }, /POLL_AFTER_SECONDS .*"soon"/);
         rejects({ POLL_AFTER_SECONDS: '0' }, /POLL_AFTER_SECONDS must be at least 1/);
         rejects({ MAX_DIFFICULTY: '65' }, /MAX_DIFFICULTY must be at most 64/);
+        rejects({ MAX_ACTIVE_WORKFLOWS_TOTAL: '0' }, /MAX_ACTIVE_WORKFLOWS_TOTAL must be at least 1/);
+        rejects({ MAX_STARTS_PER_MINUTE: 'many' }, /MAX_STARTS_PER_MINUTE .*"many"/);
         rejects({ CHAIN_LENGTH: '2.5' }, /CHAIN_LENGTH must be an integer/);
         rejects({ WAIT_BUDGET_SECONDS: '-1' }, /WAIT_BUDGET_SECONDS must be at least 0/);
         rejects({ WAIT_BUDGET_SECONDS: '600' }, /WAIT_BUDGET_SECONDS must be at most 225/);

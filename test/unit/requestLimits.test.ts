@@ -5,6 +5,8 @@ import { parseConfig } from '../../src/config';
 import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/http/requestLimits';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
+import { serveByEra } from '../../src/mcp/era2026/eraRouter';
+import { until } from '../support/until';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';
 
@@ -53,6 +55,44 @@ describe('request limits', () => {
         assert.deepEqual(await readBodyWithin(chunked, 1000), { kind: 'tooLarge' });
         const small = new Request(URL_, { method: 'POST', body: 'é'.repeat(10) });
         assert.deepEqual(await readBodyWithin(small, 1000), { kind: 'ok', text: 'é'.repeat(10) });
+    });
+
+    it('the era router answers a chunked body over the limit with 413 in either era, serving nothing, and drains the rest', async () => {
+        const eras = [{}, { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }];
+        for (const params of eras) {
+            const head = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }).slice(0, -2);
+            let pulled = 0;
+            const chunk = new TextEncoder().encode('a'.repeat(64 * 1024));
+            const body = new ReadableStream<Uint8Array>({
+                start: (controller) => controller.enqueue(new TextEncoder().encode(head)),
+                pull(controller) {
+                    // 40 chunks of 64 KiB: 2.5 MiB, sent as a chunked upload arrives.
+                    if (pulled++ < 40) controller.enqueue(chunk);
+                    else controller.close();
+                },
+            });
+            const served = () => Promise.reject(new Error('a body over the limit must reach no server'));
+            const request = new Request(URL_, { method: 'POST', headers: HEADERS, body, duplex: 'half' } as RequestInit);
+            const res = await serveByEra(request, { legacy: served, modern: served });
+            assert.equal(res.status, 413);
+            assert.match(((await res.json()) as { error: { message: string } }).error.message, /Payload Too Large/);
+            // The rest is read and discarded (the connection it came on stays usable), to its end.
+            await until(() => pulled > 40, 'the rest of the body drained', 5000);
+        }
+    });
+
+    it('the era router hands a body within the limit, as text, to the era it belongs to', async () => {
+        const seen: string[] = [];
+        const servers = {
+            legacy: async (request: Request) => (seen.push(`legacy ${await request.text()}`), new Response(null, { status: 202 })),
+            modern: async (request: Request) => (seen.push(`modern ${await request.text()}`), new Response(null, { status: 202 })),
+        };
+        const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+        const modern = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+        await serveByEra(new Request(URL_, { method: 'POST', headers: HEADERS, body: streamed(legacy, 1), duplex: 'half' } as RequestInit), servers);
+        await serveByEra(new Request(URL_, { method: 'POST', headers: { ...HEADERS, 'mcp-protocol-version': '2026-07-28' }, body: modern }), servers);
+        await serveByEra(new Request(URL_, { method: 'POST', headers: HEADERS, body: '{not json' }), servers);
+        assert.deepEqual(seen, [`legacy ${legacy}`, `modern ${modern}`, 'legacy {not json']);
     });
 
     it('the endpoint answers a body over the limit with 413 and a JSON-RPC error, building no server', async () => {

@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
+import { SECOND_LOOK_MS } from '../../src/workflow/startOrFind';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead } from './helpers/fakes';

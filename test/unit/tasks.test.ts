@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
+import { SECOND_LOOK_MS } from '../../src/workflow/startOrFind';
 import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';

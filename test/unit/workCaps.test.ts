@@ -6,13 +6,14 @@ import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, COUNT_MAX_PAGES } from '../../src/workflow/workCaps';
 import { checkWork } from '../../src/mcp/tools/startMining';
-import { COUNT_FAILED, refusalText } from '../../src/mcp/refusalText';
+import { COUNT_FAILED, COUNT_UNSUPPORTED, refusalText } from '../../src/mcp/refusalText';
 import { expectedAttempts } from '../../src/workflow/durableStatus';
 import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowClient';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
-import { FakeClock, MemoryLog } from './helpers/fakes';
+import { FakeClock, MemoryLog, notFoundOnRead } from './helpers/fakes';
+import { until } from '../support/until';
 import { MemoryBackend } from './helpers/memoryBackend';
 
 /** The refusal text of a call over MAX_WORK, as start_mining says it (undefined when it fits). */
@@ -164,5 +165,109 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
         assert.equal(query.instanceIdPrefix, `${ALICE.tag}-`);
         // Suspended ones are listed too, to end expired ones; only the active ones count.
         assert.deepEqual(query.runtimeStatus, [...ACTIVE_STATUSES, 'Suspended']);
+    });
+});
+
+describe('a keyed duplicate at the cap', () => {
+    it('twelve concurrent calls with one key and the same arguments, one below the cap: all get the one workflow, none the cap', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        for (let i = 0; i < 2; i++) assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const args = { difficulty: 4, blocks: 1, idempotency_key: 'the-fifth' };
+        const id = keyedWorkflowId(ALICE, 'the-fifth');
+        // The worst interleaving: the other calls read the key's id before the first call's start (stale:
+        // nothing there) and count the running workflows after it, so the count sees the key's own workflow.
+        const first = alice.call(args);
+        await until(() => backend.instances.has(id), 'the first call started the workflow');
+        const read = backend.getStatus.bind(backend);
+        let stale = 11;
+        backend.getStatus = async (instanceId) => (instanceId === id && stale-- > 0 ? Promise.reject(notFoundOnRead(instanceId)) : read(instanceId));
+        const results = [await first, ...(await Promise.all(Array.from({ length: 11 }, () => alice.call(args))))];
+        for (const result of results) {
+            assert.notEqual(result.isError, true, text(result));
+            assert.equal((result.structuredContent as { workflow_id: string }).workflow_id, id);
+        }
+        assert.equal(running(backend, ALICE).length, 3);
+        assert.equal(backend.instances.get(id)?.runtimeStatus, 'Running');
+        // And a new start now meets the cap.
+        assert.match(text(await alice.call({ difficulty: 4, blocks: 1 })), /MAX_ACTIVE_WORKFLOWS = 3/);
+    });
+});
+
+describe('MAX_ACTIVE_WORKFLOWS_TOTAL and MAX_STARTS_PER_MINUTE', () => {
+    it('refuses a start when all tenants together are at the total cap, whoever asks', async () => {
+        const config = parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: '3', MAX_ACTIVE_WORKFLOWS_TOTAL: '3' });
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE, config);
+        const bob = await connect(backend, BOB, config);
+        const carol = await connect(backend, principalTenant('aad', 'carol'), config);
+        for (let i = 0; i < 2; i++) assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        assert.notEqual((await bob.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const refused = await carol.call({ difficulty: 4, blocks: 1 });
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /MAX_ACTIVE_WORKFLOWS_TOTAL = 3/);
+        assert.equal(backend.count('startNew'), 3);
+        // One ends: there is room again, for anyone.
+        backend.set(running(backend, BOB)[0] ?? '', { runtimeStatus: 'Completed' });
+        assert.notEqual((await carol.call({ difficulty: 4, blocks: 1 })).isError, true);
+    });
+
+    it('holds the total cap against concurrent starts of many tenants', async () => {
+        const config = parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: '3', MAX_ACTIVE_WORKFLOWS_TOTAL: '4' });
+        const backend = new MemoryBackend();
+        const callers = await Promise.all(Array.from({ length: 10 }, (_, i) => connect(backend, principalTenant('aad', `t${i}`), config)));
+        const results = await Promise.all(callers.flatMap((c) => [c.call({ difficulty: 4, blocks: 1 }), c.call({ difficulty: 4, blocks: 1 })]));
+        const accepted = results.filter((r) => r.isError !== true).length;
+        const active = [...backend.instances.values()].filter((i) => i.runtimeStatus === 'Running').length;
+        assert.ok(accepted <= 4 && active <= 4, `${accepted} accepted, ${active} running`);
+        for (const refused of results.filter((r) => r.isError === true)) assert.match(text(refused), /MAX_ACTIVE_WORKFLOWS(_TOTAL)? = [34]/);
+    });
+
+    it('refuses a tenant that started MAX_STARTS_PER_MINUTE workflows in the last minute, finished or not, and admits it a minute later', async () => {
+        const config = parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_STARTS_PER_MINUTE: '2' });
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE, config);
+        const bob = await connect(backend, BOB, config);
+        for (let i = 0; i < 2; i++) {
+            assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+            backend.set(running(backend, ALICE)[0] ?? '', { runtimeStatus: 'Completed' });
+        }
+        const refused = await alice.call({ difficulty: 4, blocks: 1 });
+        assert.match(text(refused), /MAX_STARTS_PER_MINUTE = 2/);
+        assert.equal(backend.count('startNew'), 2);
+        // Counted per tenant: another caller is not affected.
+        assert.notEqual((await bob.call({ difficulty: 4, blocks: 1 })).isError, true);
+        // The count is of durable creation times, so a minute later (on the backend's clock) there is room again.
+        backend.now += 61_000;
+        assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const query = backend.calls.filter((c) => c.method === 'listInstances').map((c) => c.args[0] as InstanceQuery).find((q) => q.createdTimeFrom !== undefined);
+        assert.equal(query?.instanceIdPrefix, `${ALICE.tag}-`);
+    });
+});
+
+describe('a count the backend cannot answer', () => {
+    it('a list query the backend refuses (HTTP 400: no instanceIdPrefix filter, say) is a refusal naming the operator, logged with what to check', async () => {
+        const backend = new MemoryBackend();
+        backend.listInstances = async () => {
+            throw new DurableHttpError('list query', 400);
+        };
+        const alice = await connect(backend, ALICE);
+        const refused = await alice.call({ difficulty: 4, blocks: 1 });
+        assert.equal(refused.isError, true);
+        assert.equal(text(refused), COUNT_UNSUPPORTED);
+        assert.equal(backend.count('startNew'), 0);
+        const logged = alice.log.lines.filter((line) => line[0] === 'error').map((line) => line.map(String).join(' ')).join('\n');
+        assert.match(logged, /refused the list query that counting running workflows/);
+        assert.match(logged, /HTTP 400/);
+    });
+
+    it('a count that fails for a while (HTTP 503, a timeout) says to try again', async () => {
+        const backend = new MemoryBackend();
+        backend.listInstances = async () => {
+            throw new DurableHttpError('list query', 503);
+        };
+        const alice = await connect(backend, ALICE);
+        assert.equal(text(await alice.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.match(alice.log.lines.filter((line) => line[0] === 'error').map((line) => line.map(String).join(' ')).join('\n'), /counting running workflows failed/);
     });
 });

@@ -16,8 +16,17 @@ export const MAX_JSON_DEPTH = 64;
 export type BodyRead = { kind: 'ok'; text: string } | { kind: 'tooLarge' };
 
 /**
- * Reads the body as UTF-8 text, stopping as soon as more than `maxBytes` have arrived. A declared
- * Content-Length over the limit is refused without reading anything.
+ * What is left of a body over the limit is read and discarded, as Node's HTTP server does with a body
+ * nobody read (https://github.com/nodejs/node/blob/v20.x/lib/_http_server.js, `req._dump()`), so the
+ * connection it came on stays usable and the 413 is answered at once; cancelling instead would cut the
+ * host's connection to the app mid-request. Bounded: past these, the stream is cancelled.
+ */
+export const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
+export const DRAIN_MAX_MS = 30_000;
+
+/**
+ * Reads the body as UTF-8 text, stopping as soon as more than `maxBytes` have arrived (the rest is
+ * drained in the background). A declared Content-Length over the limit is refused without reading anything.
  */
 export async function readBodyWithin(request: Request, maxBytes: number = MAX_REQUEST_BODY_BYTES): Promise<BodyRead> {
     const declared = request.headers.get('content-length');
@@ -33,16 +42,34 @@ export async function readBodyWithin(request: Request, maxBytes: number = MAX_RE
             if (done) break;
             received += value.byteLength;
             if (received > maxBytes) {
-                // The rest is not worth reading; cancelling tells the host to stop feeding us.
-                await reader.cancel().catch(() => undefined);
+                void drain(reader);
                 return { kind: 'tooLarge' };
             }
             text += decoder.decode(value, { stream: true });
         }
-    } finally {
+    } catch (error) {
         reader.releaseLock();
+        throw error;
     }
+    reader.releaseLock();
     return { kind: 'ok', text: text + decoder.decode() };
+}
+
+/** Reads and discards the rest of a body, within DRAIN_MAX_BYTES and DRAIN_MAX_MS; then cancels it. Never rejects. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const deadline = Date.now() + DRAIN_MAX_MS;
+    let drained = 0;
+    try {
+        while (drained <= DRAIN_MAX_BYTES && Date.now() < deadline) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            drained += value.byteLength;
+        }
+        // Not awaited: a cancel settles only once the source has stopped (a tee's branch only when both have).
+        reader.cancel().catch(() => undefined);
+    } catch {
+        // The client went away: nothing left to drain.
+    }
 }
 
 /**

@@ -111,7 +111,7 @@ export function startMiningTool(deps: ToolDeps): ToolDefinition<StartMiningInput
                 const started = await workflows.start(mineChainStart({ difficulty, blocks, range_size: NONCE_RANGE_SIZE }), idempotency_key);
                 if ('refusal' in started) return toolError(refusalText(started.refusal));
                 const { workflowId } = started;
-                // The cap's two looks (workCaps.ts) run during the wait; a withdrawal ends the wait.
+                // The caps' looks after the start (startOrFind.ts) run during the wait; a withdrawal ends the wait.
                 const withdrawn = new AbortController();
                 let refusal: StartRefusal | undefined;
                 const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
