@@ -56,6 +56,7 @@ describe('settings, as func start reads them', () => {
             hubName: 'myhub',
             durableConnectionName: 'AzureWebJobsStorage',
             durableProviderType: undefined,
+            functionTimeout: { text: '00:10:00', ms: 600_000 },
         });
         const overridden = readHostSettings(dir, {
             HUB: 'myhub',
