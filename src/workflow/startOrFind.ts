@@ -155,9 +155,10 @@ function countRefusal(deps: WorkflowDeps, what: string, error: unknown): StartRe
 }
 
 /**
- * The caps before a start, cheapest and most often refusing first: the tenant's running workflows
- * (MAX_ACTIVE_WORKFLOWS), its starts in the last minute (MAX_STARTS_PER_MINUTE), all tenants' running
- * workflows (MAX_ACTIVE_WORKFLOWS_TOTAL). Each count stops one past its cap. `own`: a keyed call's id.
+ * The caps before a start. The tenant's running workflows first (MAX_ACTIVE_WORKFLOWS: the count most
+ * often at its cap, so a caller at it is refused after one short query); then, together, its starts in
+ * the last minute (MAX_STARTS_PER_MINUTE) and all tenants' running workflows (MAX_ACTIVE_WORKFLOWS_TOTAL).
+ * Each count stops one past its cap. `own`: a keyed call's id, not counted against it.
  */
 async function admit(deps: WorkflowDeps, own: string | undefined): Promise<StartRefusal | undefined> {
     const { maxActiveWorkflows: cap, maxStartsPerMinute: rate, maxActiveWorkflowsTotal: total } = deps.config;
@@ -168,16 +169,11 @@ async function admit(deps: WorkflowDeps, own: string | undefined): Promise<Start
     } catch (error) {
         return countRefusal(deps, 'counting running workflows', error);
     }
-    try {
-        if ((await countRecentStarts(deps, tenantPrefix, rate, own)) >= rate) return { kind: 'rate_limited', limit: rate };
-    } catch (error) {
-        return countRefusal(deps, 'counting recent starts', error);
-    }
-    try {
-        if ((await countActive(deps, 'all', total, own)) >= total) return { kind: 'at_total_cap', cap: total };
-    } catch (error) {
-        return countRefusal(deps, 'counting all running workflows', error);
-    }
+    const [starts, everyone] = await Promise.allSettled([countRecentStarts(deps, tenantPrefix, rate, own), countActive(deps, 'all', total, own)]);
+    if (starts.status === 'rejected') return countRefusal(deps, 'counting recent starts', starts.reason);
+    if (starts.value >= rate) return { kind: 'rate_limited', limit: rate };
+    if (everyone.status === 'rejected') return countRefusal(deps, 'counting all running workflows', everyone.reason);
+    if (everyone.value >= total) return { kind: 'at_total_cap', cap: total };
     return undefined;
 }
 
