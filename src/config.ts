@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { JOB_NAMES, type JobName } from './jobs/jobNames';
 
 /**
  * The app settings this app reads (environment variables locally, app settings in Azure).
@@ -18,6 +19,7 @@ export const SETTING_NAMES = [
     'MAX_ACTIVE_WORKFLOWS',
     'MAX_WORK',
     'ALLOWED_ORIGINS',
+    'ENABLED_JOBS',
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -45,6 +47,8 @@ export interface Config {
     maxWork: number;
     /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
     allowedOrigins: readonly string[];
+    /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
+    enabledJobs: readonly JobName[];
 }
 
 /** The default MAX_WORK: 2^34 expected attempts, about an hour of one 2-vCPU instance at 5 MH/s (BENCHMARKS.md). */
@@ -109,6 +113,18 @@ const settingsSchema = z
                     )
                 )
         ),
+        // Comma-separated job names, e.g. "mining,count_primes".
+        ENABLED_JOBS: z.preprocess(
+            (value) => (typeof value === 'string' && value.trim() !== '' ? value : 'mining'),
+            z
+                .string()
+                .transform((text) => [...new Set(text.split(',').map((part) => part.trim()).filter((part) => part !== ''))])
+                .pipe(
+                    z
+                        .array(z.enum(JOB_NAMES, { error: `must list jobs from ${JOB_NAMES.join(', ')}, separated by commas` }))
+                        .min(1, { error: `must name at least one of ${JOB_NAMES.join(', ')}` })
+                )
+        ),
     })
     .superRefine((s, ctx) => {
         if (s.DEFAULT_DIFFICULTY > s.MAX_DIFFICULTY) {
@@ -165,6 +181,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxActiveWorkflows: s.MAX_ACTIVE_WORKFLOWS,
         maxWork: s.MAX_WORK,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
+        enabledJobs: s.ENABLED_JOBS,
     };
 }
 

@@ -73,6 +73,8 @@ var appSettings = {
   MAX_WORK: '17179869184'
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
+  // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.
+  ENABLED_JOBS: 'mining'
 }
 
 // Always-ready instances are billed while idle, so none unless asked for.

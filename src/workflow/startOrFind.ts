@@ -1,6 +1,6 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait } from './budgetedWait';
-import type { DurableStatusLike } from './durableStatus';
+import { runsOrchestrator, type DurableStatusLike } from './durableStatus';
 import { keyedWorkflowId, newWorkflowId } from './ids';
 import type { StartRefusal } from './startRefusal';
 import { admitStart, confirmStart, isWithdrawn, withdrawIfStarted } from './workCaps';
@@ -30,10 +30,10 @@ export interface StartRequest {
     matchOn: readonly string[];
 }
 
-/** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */
+/** True when the workflow runs the same orchestrator with the same values as `request.input` in every `matchOn` field. */
 function sameArguments(durable: DurableStatusLike, request: StartRequest): boolean {
     const stored = durable.input;
-    if (typeof stored !== 'object' || stored === null) return false;
+    if (typeof stored !== 'object' || stored === null || !runsOrchestrator(durable, request.orchestrator)) return false;
     return request.matchOn.every((field) => JSON.stringify((stored as Record<string, unknown>)[field]) === JSON.stringify(request.input[field]));
 }
 

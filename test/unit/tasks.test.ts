@@ -1,4 +1,4 @@
-import { NONCE_RANGE_SIZE } from '../../src/orchestration/contracts';
+import { NONCE_RANGE_SIZE } from '../../src/jobs/mining/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -174,7 +174,7 @@ describe('MCP Tasks: tasks/get and tasks/result from the Durable status', () => 
         };
         assert.deepEqual(await summary(done), ['completed', 'Mined all 1 blocks']);
         assert.deepEqual(await summary(broken), ['completed', 'difficulty must be at most 64']);
-        assert.deepEqual(await summary(cancelled), ['cancelled', 'The workflow was cancelled (cancel_mining or tasks/cancel) before it finished.']);
+        assert.deepEqual(await summary(cancelled), ['cancelled', 'The workflow was cancelled before it finished.']);
         assert.deepEqual(await summary(stopped), ['cancelled', 'The workflow was terminated before it finished.']);
 
         const ok = (await tasks.getTaskResult(done, CallToolResultSchema)) as CallToolResult;

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolExtra } from './progress';
+import type { ToolExtra } from './toolExtra';
 
 /**
  * The protocol version a request was made under, and what that version allows in a tool result.

@@ -2,7 +2,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server
 import { getParseErrorMessage, safeParseAsync } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { CallToolRequestSchema, ErrorCode, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolExtra } from './progress';
+import type { ToolExtra } from './toolExtra';
 import { resultForClient } from './protocolVersion';
 import { errorCode, rpcError, withoutRepeatedPrefix } from './rpcError';
 import { toolError } from '../toolResults';
@@ -55,11 +55,12 @@ function messageOf(error: unknown): string {
     return withoutRepeatedPrefix(error instanceof Error ? error.message : String(error));
 }
 
-async function parseArguments(name: string, tool: RegisteredTool, args: unknown): Promise<{ args: unknown } | { error: string }> {
+async function parseArguments(tool: RegisteredTool, args: unknown): Promise<{ args: unknown } | { error: string }> {
     if (tool.inputSchema === undefined) return { args: undefined };
     const parsed = await safeParseAsync(tool.inputSchema, args ?? {});
     if (parsed.success) return { args: parsed.data };
-    return { error: `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}` };
+    // Just the arguments' own messages (each names the argument and its bound): that is what the model acts on.
+    return { error: getParseErrorMessage(parsed.error) };
 }
 
 /** McpServer's output rule: a result that is not an error carries structuredContent that fits the outputSchema. */
@@ -74,7 +75,7 @@ async function outputError(name: string, tool: RegisteredTool, result: CallToolR
 }
 
 async function plainCall(name: string, tool: CallableTool, plain: ToolCallback, rawArgs: unknown, extra: ToolExtra): Promise<CallToolResult> {
-    const parsed = await parseArguments(name, tool.registered, rawArgs);
+    const parsed = await parseArguments(tool.registered, rawArgs);
     if ('error' in parsed) return toolError(parsed.error) as CallToolResult;
     let result: CallToolResult;
     try {
@@ -87,7 +88,7 @@ async function plainCall(name: string, tool: CallableTool, plain: ToolCallback, 
 }
 
 async function taskCall(name: string, tool: CallableTool, createTask: CreateTask, rawArgs: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
-    const parsed = await parseArguments(name, tool.registered, rawArgs);
+    const parsed = await parseArguments(tool.registered, rawArgs);
     if ('error' in parsed) throw rpcError(ErrorCode.InvalidParams, parsed.error);
     const { taskStore } = extra;
     if (taskStore === undefined) throw rpcError(ErrorCode.InternalError, `Tool ${name} cannot create tasks on this server`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { GENESIS } from '../mining/hashRule';
+import { activityRetry } from '../activityRetry';
+import { GENESIS } from './hashRule';
 import {
     BLOCKS_LIMIT,
     LEGACY_RANGE_SIZE,
@@ -85,7 +86,7 @@ function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: n
     for (let start = 0; start < Number.MAX_SAFE_INTEGER; ) {
         const end = Math.min(start + rangeSize, Number.MAX_SAFE_INTEGER);
         const input: MineBlockInput = { ...task, start, end };
-        const answer = mineBlockOutputSchema.safeParse(yield context.df.callActivity(MINE_BLOCK, input));
+        const answer = mineBlockOutputSchema.safeParse(yield context.df.callActivityWithRetry(MINE_BLOCK, activityRetry(), input));
         if (!answer.success) throw new Error(`MineBlock returned an unreadable block ${index}`);
         const found = answer.data;
         // An answer for another block or range would break the smallest-nonce guarantee: refuse it.

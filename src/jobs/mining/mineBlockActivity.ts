@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SearchAbortedError, searchNonceRange, type RangeRequest, type SearchResult } from '../mining/search';
+import { SearchAbortedError, searchNonceRange, type RangeRequest, type SearchResult } from './search';
 import { NONCE_RANGE_SIZE, type MineBlockInput, type MineBlockOutput } from './contracts';
 
 /**

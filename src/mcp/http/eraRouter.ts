@@ -1,5 +1,5 @@
 import { isLegacyRequest } from '@modelcontextprotocol/server';
-import { MAX_REQUEST_BODY_BYTES } from '../http/requestLimits';
+import { MAX_REQUEST_BODY_BYTES } from './requestLimits';
 
 /**
  * One endpoint, two protocol eras: each request goes to the 2026-07-28 server or to the 2025-era one by
