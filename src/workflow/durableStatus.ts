@@ -29,9 +29,13 @@ export function isTerminal(runtimeStatus: string): boolean {
 /**
  * The terminate reason of a cancellation by a client (a job's cancel tool, tasks/cancel); a Terminated
  * instance whose output (its reason) carries the marker was cancelled, any other one was terminated some
- * other way. Earlier versions wrote the reason with a prefix, which still reads as cancelled.
+ * other way. The reason names the job's cancel tool before the marker (tasks/cancel ends a workflow the same way).
  */
 export const CANCEL_REASON = 'cancelled by the client';
+
+export function cancelReason(by: string): string {
+    return `${by}: ${CANCEL_REASON}`;
+}
 
 /** A Terminated instance's output is its terminate reason. */
 export function isCancelReason(output: unknown): boolean {

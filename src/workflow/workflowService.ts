@@ -1,6 +1,6 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait, type BudgetedWaitOutcome } from './budgetedWait';
-import { CANCEL_REASON, isTerminal, runsOrchestrator, type DurableStatusLike } from './durableStatus';
+import { cancelReason, isTerminal, runsOrchestrator, type DurableStatusLike } from './durableStatus';
 import { isNotFoundError } from './durableHttpError';
 import { isExpired } from './expiry';
 import { isTenantWorkflowId } from './ids';
@@ -117,10 +117,12 @@ export class WorkflowService {
 
     /**
      * Ends the workflow as cancelled and waits (CANCEL_WAIT_MS) for the end to be visible: a terminate is
-     * asynchronous (a queued message on the real extension). An ended workflow keeps its status. Given
-     * `orchestrator`, a workflow of another kind is not_found and left alone (read first).
+     * asynchronous (a queued message on the real extension). An ended workflow keeps its status. `by`
+     * (who cancels) goes into the terminate reason. Given `orchestrator`, a workflow of another kind is
+     * not_found and left alone (read first).
      */
-    async cancel(workflowId: string, signal?: AbortSignal, orchestrator?: string): Promise<CancelOutcome> {
+    async cancel(workflowId: string, by: string, options: { signal?: AbortSignal; orchestrator?: string } = {}): Promise<CancelOutcome> {
+        const { signal, orchestrator } = options;
         if (!this.owns(workflowId)) return { kind: 'not_found' };
         if (orchestrator !== undefined) {
             try {
@@ -133,7 +135,7 @@ export class WorkflowService {
         }
         try {
             // Terminating an instance that already ended is accepted and changes nothing.
-            await withTimeout(this.deps.client.terminate(workflowId, CANCEL_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            await withTimeout(this.deps.client.terminate(workflowId, cancelReason(by)), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
         } catch (error) {
             if (isNotFoundError(error)) return { kind: 'not_found' };
             this.deps.log.error(`terminate ${workflowId} failed`, error);

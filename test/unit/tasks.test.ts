@@ -6,7 +6,9 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolRe
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SECOND_LOOK_MS } from '../../src/workflow/workCaps';
-import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/durableStatus';
+import { cancelReason, type DurableStatusLike } from '../../src/workflow/durableStatus';
+
+const CANCEL_REASON = cancelReason('cancel_mining');
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';

@@ -56,8 +56,8 @@ export function registerTaskMethods(server: McpServer, deps: ToolDeps): void {
     // (cancellation is cooperative, and tasks/get shows the end once the workflow has stopped).
     server.server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }, ctx) => {
         requireTasksDeclared(ctx);
-        await readTask(deps, taskId);
-        const outcome = await deps.workflows.cancel(taskId, ctx.mcpReq.signal);
+        const { job } = await readTask(deps, taskId);
+        const outcome = await deps.workflows.cancel(taskId, job.tools.cancel.name, { signal: ctx.mcpReq.signal });
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'unavailable') throw unavailable();
         return {};

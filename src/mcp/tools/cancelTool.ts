@@ -34,7 +34,7 @@ export function cancelTool(job: JobDefinition, deps: ToolDeps): ToolDefinition<W
         call: ({ workflow_id }, { signal }) =>
             guarded(name, log, async () => {
                 // Another job's workflow is not_found, and left running.
-                const outcome = await workflows.cancel(workflow_id, signal, job.orchestrator);
+                const outcome = await workflows.cancel(workflow_id, name, { signal, orchestrator: job.orchestrator });
                 switch (outcome.kind) {
                     case 'not_found':
                         return statusResult(job, notFound(job, workflow_id), config.maxResultChars);

@@ -85,7 +85,7 @@ export class DurableTaskStore implements TaskStore {
         if (status !== 'cancelled') throw new Error(`A task's status follows its workflow; it cannot be set to ${status}.`);
         const found = await this.read(taskId);
         if (found === undefined) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
-        const outcome = await this.deps.workflows.cancel(taskId);
+        const outcome = await this.deps.workflows.cancel(taskId, found.job.tools.cancel.name);
         if (outcome.kind === 'not_found') throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
         if (outcome.kind === 'unavailable') throw new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE);
         this.cancelRequested.add(taskId);
