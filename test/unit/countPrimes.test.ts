@@ -89,10 +89,10 @@ describe('CountPrimes orchestration', () => {
         const config = parseConfig({ TASKHUB_NAME: 'unittests', ENABLED_JOBS: 'count_primes' });
         const plan = COUNT_PRIMES_JOB.plan({ below: 10 ** 8 }, config);
         assert.deepEqual(plan, {
-            input: { below: 10 ** 8, segment_size: 10_000_000, in_flight: 4 },
+            input: { below: 10 ** 8, segment_size: 5_000_000, in_flight: 4 },
             matchOn: ['below'],
             cost: 10 ** 8,
-            initialProgress: { segments_done: 0, segments_total: 10 },
+            initialProgress: { segments_done: 0, segments_total: 20 },
         });
     });
 });
