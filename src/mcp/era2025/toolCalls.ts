@@ -13,7 +13,7 @@ import { toolError } from '../toolResults';
  * the handler each RegisteredTool carries, and differs from McpServer's own in what the 2025 spec asks:
  *
  * - an unknown tool is a JSON-RPC error (-32602), not an isError result;
- * - a plain call of a task tool runs that tool's own plain handler (start_mining's budgeted wait)
+ * - a plain call of a task tool runs that tool's own plain handler (a start tool's budgeted wait)
  *   instead of SDK 1.32's automatic task polling, which waits without a bound;
  * - a task-augmented call that cannot create a task (invalid arguments, a reused key, a bad ttl, a cap's
  *   refusal, a tool without task support) is a JSON-RPC error with the tool's own message, where SDK 1.32
