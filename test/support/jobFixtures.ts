@@ -17,6 +17,8 @@ export interface JobFixture {
     pastBudget: Record<string, unknown>;
     /** Runs for minutes (within MAX_WORK): for cancel. */
     long: Record<string, unknown>;
+    /** A run of a few seconds, as a task, and the statusMessage of its task once completed. */
+    task: { args: Record<string, unknown>; completedMessage: string };
     /** Fails the test unless `result` is right for `args`. */
     check(result: unknown, args: Record<string, unknown>): void;
     /** The progress total a start of `args` reports. */
@@ -38,6 +40,7 @@ export const MINING_FIXTURE: JobFixture = {
     // 133 M attempts: several times a 1 s budget even with eight fast cores mining (about 6 s on two).
     pastBudget: { difficulty: 25, blocks: 3 },
     long: { difficulty: 32, blocks: 4 },
+    task: { args: { difficulty: 18, blocks: 3 }, completedMessage: 'Mined all 3 blocks' },
     check(result, args) {
         assert.deepEqual(resultProblems(result as Mined, Number(args.difficulty), Number(args.blocks), 12), []);
     },
@@ -59,6 +62,7 @@ export const PRIME_COUNT_FIXTURE: JobFixture = {
     // 200 segments of 5 M numbers: about 20 s of sieving on two cores.
     pastBudget: { below: 10 ** 9 },
     long: { below: 10 ** 10 },
+    task: { args: { below: 10 ** 8 }, completedMessage: 'Counted 5761455 primes below 100000000' },
     check(result, args) {
         const below = Number(args.below);
         const known = PRIMES_BELOW.get(below);
