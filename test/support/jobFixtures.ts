@@ -11,6 +11,8 @@ import { PRIMES_BELOW } from './primeCounts';
 export interface JobFixture {
     job: 'mining' | 'count_primes';
     tools: { start: string; get: string; cancel: string };
+    /** The scheme of its workflow resource, `{scheme}://workflows/{id}`. */
+    scheme: string;
     /** Finishes within any test's wait budget. */
     inline: Record<string, unknown>;
     /** Outlasts a budget of a few seconds even on fast cores, and ends within a poll's timeout. */
@@ -36,6 +38,7 @@ export interface JobFixture {
 export const MINING_FIXTURE: JobFixture = {
     job: 'mining',
     tools: { start: 'start_mining', get: 'get_mining_result', cancel: 'cancel_mining' },
+    scheme: 'mining',
     inline: { difficulty: 8, blocks: 3 },
     // 133 M attempts: several times a 1 s budget even with eight fast cores mining (about 6 s on two).
     pastBudget: { difficulty: 25, blocks: 3 },
@@ -58,6 +61,7 @@ export const MINING_FIXTURE: JobFixture = {
 export const PRIME_COUNT_FIXTURE: JobFixture = {
     job: 'count_primes',
     tools: { start: 'start_prime_count', get: 'get_prime_count_result', cancel: 'cancel_prime_count' },
+    scheme: 'primes',
     inline: { below: 10 ** 6 },
     // 200 segments of 5 M numbers: about 20 s of sieving on two cores.
     pastBudget: { below: 10 ** 9 },
