@@ -21,6 +21,8 @@ export interface JobFixture {
     long: Record<string, unknown>;
     /** A run of a few seconds, as a task, and the statusMessage of its task once completed. */
     task: { args: Record<string, unknown>; completedMessage: string };
+    /** Two quick runs with different arguments, for idempotency keys. */
+    keyed: [Record<string, unknown>, Record<string, unknown>];
     /** Fails the test unless `result` is right for `args`. */
     check(result: unknown, args: Record<string, unknown>): void;
     /** The progress total a start of `args` reports. */
@@ -44,6 +46,10 @@ export const MINING_FIXTURE: JobFixture = {
     pastBudget: { difficulty: 25, blocks: 3 },
     long: { difficulty: 32, blocks: 4 },
     task: { args: { difficulty: 18, blocks: 3 }, completedMessage: 'Mined all 3 blocks' },
+    keyed: [
+        { difficulty: 4, blocks: 1 },
+        { difficulty: 5, blocks: 1 },
+    ],
     check(result, args) {
         assert.deepEqual(resultProblems(result as Mined, Number(args.difficulty), Number(args.blocks), 12), []);
     },
@@ -67,6 +73,7 @@ export const PRIME_COUNT_FIXTURE: JobFixture = {
     pastBudget: { below: 10 ** 9 },
     long: { below: 10 ** 10 },
     task: { args: { below: 10 ** 8 }, completedMessage: 'Counted 5761455 primes below 100000000' },
+    keyed: [{ below: 1000 }, { below: 10_000 }],
     check(result, args) {
         const below = Number(args.below);
         const known = PRIMES_BELOW.get(below);
