@@ -90,7 +90,7 @@ export interface JobDefinition {
     registerFunctions(): void;
 }
 
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** The optional idempotency_key every start tool takes (its sentences are the same for every job). */
 export function idempotencyKeyField() {

@@ -7,7 +7,7 @@ import type { StartRefusal } from '../workflow/startRefusal';
  */
 
 /** The refusal of a start over MAX_ACTIVE_WORKFLOWS. */
-export function activeCapText(job: JobDefinition, count: number, cap: number): string {
+function activeCapText(job: JobDefinition, count: number, cap: number): string {
     return (
         `You already have ${count} ${job.noun}${count === 1 ? '' : 's'} running, and at most ${cap} may run at once ` +
         `(MAX_ACTIVE_WORKFLOWS = ${cap}). Nothing was started. Wait for one to finish (poll ${job.tools.get.name}), ` +

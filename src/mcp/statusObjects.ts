@@ -34,7 +34,7 @@ export type WorkflowStatus = CompletedStatus | RunningStatus | FailedStatus;
 export type StartStatus = WorkflowStatus & Record<string, unknown>;
 export type JobStatus = StartStatus | NotFoundStatus;
 
-export function runningNext(job: JobDefinition, workflowId: string, pollAfterSeconds: number): string {
+function runningNext(job: JobDefinition, workflowId: string, pollAfterSeconds: number): string {
     return `Call ${job.tools.get.name} with workflow_id "${workflowId}" in about ${pollAfterSeconds} seconds.`;
 }
 

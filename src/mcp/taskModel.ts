@@ -30,7 +30,7 @@ export interface TaskMappingOptions {
     nowMs: number;
 }
 
-export function taskStatusOf(durable: DurableStatusLike): Task['status'] {
+function taskStatusOf(durable: DurableStatusLike): Task['status'] {
     switch (durable.runtimeStatus) {
         case 'Completed':
         case 'Failed':

@@ -20,7 +20,7 @@ import type { WorkflowDeps } from '../../workflow/workflowDeps';
  * neither listed nor subscribable: a stateless server has no stream to push updates on, and for the
  * same reason no listChanged (see withoutListChanged).
  */
-export function serverCapabilities(deps: Pick<WorkflowDeps, 'tenant'>): ServerCapabilities {
+function serverCapabilities(deps: Pick<WorkflowDeps, 'tenant'>): ServerCapabilities {
     return {
         tools: {},
         resources: {},

@@ -7,7 +7,7 @@ import { workflowIdTool, type WorkflowIdInput } from './workflowIdInput';
 import type { JobDefinition } from '../../jobs/job';
 
 /** The `next` of a workflow still running when the cancel tool's wait ends: honest that the end is not visible yet. */
-export function cancelNotVisibleNext(job: JobDefinition, workflowId: string, pollAfterSeconds: number): string {
+function cancelNotVisibleNext(job: JobDefinition, workflowId: string, pollAfterSeconds: number): string {
     return (
         `Cancellation was requested but has not taken effect yet. Call ${job.tools.get.name} with workflow_id "${workflowId}" ` +
         `in about ${pollAfterSeconds} seconds; expect status "failed" with reason "cancelled".`

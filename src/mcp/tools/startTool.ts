@@ -101,7 +101,7 @@ export async function startTask(job: JobDefinition, deps: ToolDeps, args: StartA
     return { workflowId: started.workflowId, ttlMs, plan };
 }
 
-export const TTL_REFUSED = 'task.ttl must be a positive number of milliseconds';
+const TTL_REFUSED = 'task.ttl must be a positive number of milliseconds';
 
 /**
  * The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms,

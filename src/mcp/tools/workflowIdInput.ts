@@ -9,7 +9,7 @@ import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
  * (too long for an id, odd characters) is answered not_found, which tells the model what to do;
  * only absurd input is an argument error.
  */
-export const WORKFLOW_ID_ARGUMENT_MAX = 1000;
+const WORKFLOW_ID_ARGUMENT_MAX = 1000;
 
 function buildWorkflowIdInput(job: JobDefinition) {
     // Strict: an argument the tool does not know is an error, not silently dropped.

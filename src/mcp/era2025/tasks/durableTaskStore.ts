@@ -20,7 +20,7 @@ import { WorkflowUnavailableError } from '../../../workflow/workflowService';
 
 export const LIST_PAGE_SIZE = 50;
 
-export const LIST_NEEDS_IDENTITY =
+const LIST_NEEDS_IDENTITY =
     'tasks/list is offered only to callers the server can tell apart (App Service Authentication); use tasks/get with a task id.';
 
 /** A working task's statusMessage after tasks/cancel, while the end of its workflow is not visible yet. */
