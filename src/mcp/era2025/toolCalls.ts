@@ -59,8 +59,17 @@ async function parseArguments(tool: RegisteredTool, args: unknown): Promise<{ ar
     if (tool.inputSchema === undefined) return { args: undefined };
     const parsed = await safeParseAsync(tool.inputSchema, args ?? {});
     if (parsed.success) return { args: parsed.data };
-    // Just the arguments' own messages (each names the argument and its bound): that is what the model acts on.
-    return { error: getParseErrorMessage(parsed.error) };
+    return { error: argumentErrors(parsed.error) };
+}
+
+/**
+ * The arguments' own messages, each said once: every one names its argument and bound, so the model reads
+ * just that (the SDK's text prefixes the tool and appends " at <path>", which repeats the argument).
+ */
+function argumentErrors(error: unknown): string {
+    const issues = typeof error === 'object' && error !== null && 'issues' in error ? (error as { issues: unknown }).issues : undefined;
+    const messages = Array.isArray(issues) ? issues.map((issue) => (issue as { message?: unknown }).message).filter((m) => typeof m === 'string') : [];
+    return messages.length > 0 ? [...new Set(messages)].join('; ') : getParseErrorMessage(error);
 }
 
 /** McpServer's output rule: a result that is not an error carries structuredContent that fits the outputSchema. */
