@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
 import { COUNT_SEGMENT, type SegmentInput } from '../../src/jobs/primes/contracts';
 import { countPrimesOrchestrator } from '../../src/jobs/primes/countPrimesOrchestrator';
-import { countSegmentActivity } from '../../src/jobs/primes/countSegmentActivity';
+import { countSegmentActivity, countSegmentOffThread } from '../../src/jobs/primes/countSegmentActivity';
 import { countPrimesIn } from '../../src/jobs/primes/sieve';
 import { COUNT_PRIMES_JOB } from '../../src/jobs/primes/job';
 import { parseConfig } from '../../src/config';
@@ -38,8 +38,10 @@ describe('countPrimesIn', () => {
 });
 
 describe('CountPrimeSegment', () => {
-    it('answers its range with the count', () => {
+    it('answers its range with the count, on this thread and (as registered) in a worker thread', async () => {
         assert.deepEqual(countSegmentActivity({ start: 0, end: 100 }), { start: 0, end: 100, count: 25 });
+        assert.deepEqual(await countSegmentOffThread({ start: 0, end: 10 ** 6 }), { start: 0, end: 10 ** 6, count: 78_498 });
+        await assert.rejects(countSegmentOffThread({ start: 5, end: 5 }), /Invalid CountPrimeSegment input/);
     });
 
     it('refuses bad input with a message that names the bounds', () => {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { BELOW_LIMIT, SEGMENT_LIMIT, type SegmentOutput } from './contracts';
 import { countPrimesIn } from './sieve';
@@ -14,7 +16,7 @@ const inputSchema = z
         when: (payload) => payload.issues.length === 0,
     });
 
-export function countSegmentActivity(input: unknown): SegmentOutput {
+function parseInput(input: unknown): { start: number; end: number } {
     const parsed = inputSchema.safeParse(input);
     if (!parsed.success) {
         throw new Error(
@@ -22,6 +24,26 @@ export function countSegmentActivity(input: unknown): SegmentOutput {
                 `at most start + ${SEGMENT_LIMIT} and at most ${BELOW_LIMIT}`
         );
     }
-    const { start, end } = parsed.data;
+    return parsed.data;
+}
+
+/** The segment counted on this thread. */
+export function countSegmentActivity(input: unknown): SegmentOutput {
+    const { start, end } = parseInput(input);
     return { start, end, count: countPrimesIn(start, end) };
+}
+
+/**
+ * The segment counted in a worker thread, as the registered activity does: the sieve is CPU-bound, and on the
+ * Node worker's event loop it would hold up the HTTP calls the same process answers (as mining's search pool avoids).
+ */
+export async function countSegmentOffThread(input: unknown): Promise<SegmentOutput> {
+    const { start, end } = parseInput(input);
+    const count = await new Promise<number>((resolve, reject) => {
+        const worker = new Worker(join(__dirname, 'sieveWorker.js'), { workerData: { start, end } });
+        worker.once('message', (value: unknown) => (typeof value === 'number' ? resolve(value) : reject(new Error('the sieve answered no count'))));
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`the sieve stopped without a count (exit code ${code})`)));
+    });
+    return { start, end, count };
 }
