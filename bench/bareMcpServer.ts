@@ -15,18 +15,19 @@ import { anyStatusSchema } from '../src/mcp/outputSchemas';
 import { statusResult } from '../src/mcp/toolResults';
 import { parseConfig } from '../src/config';
 import { workflowIdInput } from '../src/mcp/tools/workflowIdInput';
-import type { MiningStatus } from '../src/mcp/statusObjects';
+import type { JobStatus } from '../src/mcp/statusObjects';
+import { MINING } from '../src/jobs/mining/job';
 
 // The app's default bound, so both servers shape the answer alike.
 const { maxResultChars } = parseConfig({ TASKHUB_NAME: 'bench' });
-const status = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as MiningStatus;
+const status = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as JobStatus;
 
 function buildServer(): McpServer {
     const server = new McpServer({ name: 'bare', version: '1.0.0' });
     server.registerTool(
         'get_mining_result',
-        { description: 'Reports a fixed status.', inputSchema: workflowIdInput, outputSchema: anyStatusSchema },
-        async ({ workflow_id }) => statusResult({ ...status, workflow_id } as MiningStatus, maxResultChars)
+        { description: 'Reports a fixed status.', inputSchema: workflowIdInput(MINING), outputSchema: anyStatusSchema(MINING) },
+        async ({ workflow_id }) => statusResult(MINING, { ...status, workflow_id } as JobStatus, maxResultChars)
     );
     return server;
 }

@@ -8,8 +8,8 @@
  *   node dist/bench/kernelProbe.js wasm|crypto|plain <seconds>
  */
 import { createHash } from 'node:crypto';
-import { meetsDifficulty } from '../src/mining/hashRule';
-import { scanRange, scanRangeNodeCrypto } from '../src/mining/scan';
+import { meetsDifficulty } from '../src/jobs/mining/hashRule';
+import { scanRange, scanRangeNodeCrypto } from '../src/jobs/mining/scan';
 
 /** Block 1 of a chain: a 64-hex previous hash, and 9-digit nonces (those of difficulties 26 to 28). */
 export const PROBE_INDEX = 1;

@@ -15,8 +15,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
-import { GENESIS } from '../src/mining/hashRule';
-import { SearchPool } from '../src/mining/search';
+import { GENESIS } from '../src/jobs/mining/hashRule';
+import { SearchPool } from '../src/jobs/mining/search';
 import { type BenchOptions, fmt, load1, met, mhs, optionsFromArgv, result } from './common';
 import { chooseDefaultDifficulty, MAX_OVERRUN_SECONDS, ruleLine } from './difficultyRule';
 import { PROBE_MESSAGE_BYTES } from './kernelProbe';
@@ -217,7 +217,7 @@ export async function run(opts: BenchOptions, maxChainDifficulty = opts.smoke ? 
         'Why the kernel passes OpenSSL: `openssl speed` hashes the whole message for every call (two compressions, with ' +
             "the CPU's SHA instructions where it has them, plus the EVP call overhead), while the kernel keeps the state after " +
             "the message's first 64 bytes, which never change within a block, and runs one compression per nonce, for four " +
-            'nonces at a time in the i32x4 lanes of WebAssembly SIMD (`src/mining/sha256Wasm.ts`, generated from TypeScript at ' +
+            'nonces at a time in the i32x4 lanes of WebAssembly SIMD (`src/jobs/mining/sha256Wasm.ts`, generated from TypeScript at ' +
             'load; no binary in the repository). The last two decimal digits vary inside the kernel; everything else is set ' +
             'once per 100 nonces. Scaling: the pool is compared with OpenSSL on the same cores; where OpenSSL itself gains ' +
             `little from ${threads} processes, the cores are shared (vCPUs of a busy host), not the pool.`,

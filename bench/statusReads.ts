@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { budgetedWait, DEFAULT_BACKOFF, type BackoffOptions } from '../src/workflow/budgetedWait';
-import { NONCE_RANGE_SIZE } from '../src/orchestration/contracts';
+import { NONCE_RANGE_SIZE } from '../src/jobs/mining/contracts';
 import { ManagementApiClient } from '../src/workflow/managementClient';
 import { isTerminal, type DurableStatusLike } from '../src/workflow/durableStatus';
 import { startAppOnAzurite } from '../test/support/appOnAzurite';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { JOB_NAMES, type JobName } from './jobs/jobNames';
 
 /**
  * The app settings this app reads (environment variables locally, app settings in Azure).
@@ -20,6 +21,7 @@ export const SETTING_NAMES = [
     'MAX_STARTS_PER_MINUTE',
     'MAX_WORK',
     'ALLOWED_ORIGINS',
+    'ENABLED_JOBS',
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -51,6 +53,8 @@ export interface Config {
     maxWork: number;
     /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
     allowedOrigins: readonly string[];
+    /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
+    enabledJobs: readonly JobName[];
 }
 
 /** The default MAX_WORK: 2^34 expected attempts, about an hour of one 2-vCPU instance at 5 MH/s (BENCHMARKS.md). */
@@ -118,6 +122,18 @@ const settingsSchema = z
                     )
                 )
         ),
+        // Comma-separated job names, e.g. "mining,count_primes".
+        ENABLED_JOBS: z.preprocess(
+            (value) => (typeof value === 'string' && value.trim() !== '' ? value : 'mining'),
+            z
+                .string()
+                .transform((text) => [...new Set(text.split(',').map((part) => part.trim()).filter((part) => part !== ''))])
+                .pipe(
+                    z
+                        .array(z.enum(JOB_NAMES, { error: `must list jobs from ${JOB_NAMES.join(', ')}, separated by commas` }))
+                        .min(1, { error: `must name at least one of ${JOB_NAMES.join(', ')}` })
+                )
+        ),
     })
     .superRefine((s, ctx) => {
         if (s.DEFAULT_DIFFICULTY > s.MAX_DIFFICULTY) {
@@ -176,6 +192,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxStartsPerMinute: s.MAX_STARTS_PER_MINUTE,
         maxWork: s.MAX_WORK,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
+        enabledJobs: s.ENABLED_JOBS,
     };
 }
 

@@ -87,6 +87,8 @@ var appSettings = {
   MAX_ACTIVE_WORKFLOWS_TOTAL: '40'
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
+  // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.
+  ENABLED_JOBS: 'mining'
 }
 
 // App Service Authentication (Easy Auth) in front of every route: it validates the Entra token, strips any

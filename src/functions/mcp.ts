@@ -7,15 +7,15 @@ import { serveMcpRequest } from '../mcp/era2025/endpoint';
 import { internalError } from '../mcp/http/errorResponses';
 import { checkOrigin, forbidden, type OriginPolicy } from '../mcp/http/originCheck';
 import { buildMcpServer } from '../mcp/era2025/server';
-import { serveByEra } from '../mcp/era2026/eraRouter';
-import { serveModernRequest } from '../mcp/era2026/modernEndpoint';
-import { buildModernServer } from '../mcp/era2026/modernServer';
+import { serveByEra } from '../mcp/http/eraRouter';
+import { serveModernRequest } from '../mcp/era2026/endpoint';
+import { buildModernServer } from '../mcp/era2026/server';
 import type { WorkflowClient } from '../workflow/workflowClient';
 import { ManagementApiClient } from '../workflow/managementClient';
 
 /**
  * The MCP endpoint, /api/mcp: stateless Streamable HTTP, with the durable client as an extra input. Each
- * request is served by the 2026-07-28 server or the 2025-era one (src/mcp/era2026/eraRouter.ts).
+ * request is served by the 2026-07-28 server or the 2025-era one (src/mcp/http/eraRouter.ts).
  */
 
 // Streamed responses, so SSE (progress, then the result) reaches the client as it is written.

@@ -18,11 +18,11 @@ function redactInternals(message: string): string {
 
 /**
  * A short failure message that is safe to show a user. The host stores a failed instance's output
- * as text such as `Orchestrator function 'MineChain' failed: Activity function 'MineBlock' failed:
+ * as text such as `Orchestrator function '<orchestrator>' failed: Activity function '<activity>' failed:
  * <message> \n {json details}`; only <message> is kept: no wrappers, details, stack traces or JSON.
+ * `fallback` is the job's sentence for a failure that says nothing.
  */
-export function safeFailureMessage(output: unknown): string {
-    const fallback = 'The mining workflow failed.';
+export function safeFailureMessage(output: unknown, fallback: string): string {
     if (typeof output !== 'string') return fallback;
     let message = output.split(/\r?\n/, 1)[0] ?? '';
     const wrapper = /^\s*(?:(?:Orchestrator|Activity) function '[^']*' failed:\s*|[A-Za-z]*Error:\s+)/;

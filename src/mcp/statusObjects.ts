@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import { safeFailureMessage } from './failureMessage';
-import { miningResultSchema, progressSchema, type MiningResult, type Progress } from '../orchestration/contracts';
+import type { JobDefinition, JobProgress, JobResult } from '../jobs/job';
 import { isCancelReason, type DurableStatusLike } from '../workflow/durableStatus';
 
 /**
  * Durable orchestration status → the tools' status object (docs/contract.md, "Status objects"), with the
- * sentences for the model (`next`, `error`). Pure: the workflow service reads the Durable status, this
- * decides what the client is told.
+ * sentences for the model (`next`, `error`), for any job. Pure: the workflow service reads the Durable
+ * status, this decides what the client is told.
  */
 
 export type FailureReason = 'error' | 'cancelled' | 'terminated';
@@ -14,8 +13,8 @@ export type FailureReason = 'error' | 'cancelled' | 'terminated';
 export type CompletedStatus = {
     status: 'completed';
     workflow_id: string;
-    result: MiningResult;
-    /** Set when result.blocks was cut to fit the answer size limit; `next` then says where the whole is. */
+    result: JobResult;
+    /** Set when the result was cut to fit the answer size limit; `next` then says where the whole is. */
     truncated?: true;
     next?: string;
 };
@@ -24,76 +23,79 @@ export type RunningStatus = {
     workflow_id: string;
     poll_after_seconds: number;
     next: string;
-    progress?: Progress;
+    progress?: JobProgress;
 };
 export type FailedStatus = { status: 'failed'; workflow_id: string; reason: FailureReason; error: string; next: string };
 export type NotFoundStatus = { status: 'not_found'; workflow_id: string; error: string; next: string };
 
 /** What the Durable status of an existing instance maps to. */
 export type WorkflowStatus = CompletedStatus | RunningStatus | FailedStatus;
-/** start_mining's answer also says what the run it committed costs (blocks × 2^difficulty). */
-export type StartStatus = WorkflowStatus & { expected_attempts?: number };
-export type MiningStatus = StartStatus | NotFoundStatus;
+/** A start's answer may also say what the run it committed costs (the job's cost field). */
+export type StartStatus = WorkflowStatus & Record<string, unknown>;
+export type JobStatus = StartStatus | NotFoundStatus;
 
-export function runningNext(workflowId: string, pollAfterSeconds: number): string {
-    return `Call get_mining_result with workflow_id "${workflowId}" in about ${pollAfterSeconds} seconds.`;
+function runningNext(job: JobDefinition, workflowId: string, pollAfterSeconds: number): string {
+    return `Call ${job.tools.get.name} with workflow_id "${workflowId}" in about ${pollAfterSeconds} seconds.`;
 }
 
-export function running(workflowId: string, pollAfterSeconds: number, progress?: Progress): RunningStatus {
+export function running(job: JobDefinition, workflowId: string, pollAfterSeconds: number, progress?: JobProgress): RunningStatus {
     const status: RunningStatus = {
         status: 'running',
         workflow_id: workflowId,
         poll_after_seconds: pollAfterSeconds,
-        next: runningNext(workflowId, pollAfterSeconds),
+        next: runningNext(job, workflowId, pollAfterSeconds),
     };
     if (progress !== undefined) status.progress = progress;
     return status;
 }
 
-export function notFound(workflowId: string): NotFoundStatus {
+export function notFound(job: JobDefinition, workflowId: string): NotFoundStatus {
     return {
         status: 'not_found',
         workflow_id: workflowId,
-        error: 'No mining workflow has this id.',
-        next: 'Do not poll this id again. Call start_mining to start a new workflow.',
+        error: `No ${job.noun} has this id.`,
+        next: `Do not poll this id again. Call ${job.tools.start.name} to start a new workflow.`,
     };
 }
 
-const FAILED_NEXT: Record<FailureReason, string> = {
-    error: 'Do not poll again. Tell the user that mining failed and why; call start_mining again only if they want to retry.',
-    cancelled:
-        'Do not poll again. The workflow was cancelled; call start_mining to start a new one if a result is still wanted.',
-    terminated:
-        'Do not poll again. The workflow was stopped before it finished; call start_mining to start a new one if a result is still wanted.',
-};
+function failedNext(job: JobDefinition, reason: FailureReason): string {
+    switch (reason) {
+        case 'error':
+            return job.failedNext;
+        case 'cancelled':
+            return `Do not poll again. The workflow was cancelled; call ${job.tools.start.name} to start a new one if a result is still wanted.`;
+        case 'terminated':
+            return `Do not poll again. The workflow was stopped before it finished; call ${job.tools.start.name} to start a new one if a result is still wanted.`;
+    }
+}
 
-export function failed(workflowId: string, reason: FailureReason, error: string): FailedStatus {
-    return { status: 'failed', workflow_id: workflowId, reason, error, next: FAILED_NEXT[reason] };
+export function failed(job: JobDefinition, workflowId: string, reason: FailureReason, error: string): FailedStatus {
+    return { status: 'failed', workflow_id: workflowId, reason, error, next: failedNext(job, reason) };
 }
 
 export interface MappingOptions {
     pollAfterSeconds: number;
-    /** Chain length to report when the instance has published no progress yet and its input is unknown. */
-    blocksTotal?: number;
+    /** The progress to report when the instance has published none yet and its input is unknown. */
+    initialProgress?: JobProgress;
 }
 
-/** Maps the Durable status of an existing instance. */
-export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike, options: MappingOptions): WorkflowStatus {
+/** Maps the Durable status of an existing instance of `job`. */
+export function toWorkflowStatus(job: JobDefinition, workflowId: string, durable: DurableStatusLike, options: MappingOptions): WorkflowStatus {
     switch (durable.runtimeStatus) {
         case 'Completed': {
-            const parsed = miningResultSchema.safeParse(durable.output);
+            const parsed = job.result.schema.safeParse(durable.output);
             return parsed.success
                 ? { status: 'completed', workflow_id: workflowId, result: parsed.data }
-                : failed(workflowId, 'error', 'The workflow finished but its result could not be read.');
+                : failed(job, workflowId, 'error', 'The workflow finished but its result could not be read.');
         }
         case 'Failed':
-            return failed(workflowId, 'error', safeFailureMessage(durable.output));
+            return failed(job, workflowId, 'error', safeFailureMessage(durable.output, job.failedFallback));
         case 'Terminated':
             return isCancelReason(durable.output)
-                ? failed(workflowId, 'cancelled', 'The workflow was cancelled (cancel_mining or tasks/cancel) before it finished.')
-                : failed(workflowId, 'terminated', 'The workflow was terminated before it finished.');
+                ? failed(job, workflowId, 'cancelled', 'The workflow was cancelled before it finished.')
+                : failed(job, workflowId, 'terminated', 'The workflow was terminated before it finished.');
         case 'Canceled':
-            return failed(workflowId, 'terminated', 'The workflow was canceled before it finished.');
+            return failed(job, workflowId, 'terminated', 'The workflow was canceled before it finished.');
         case 'Pending':
         case 'Running':
         case 'ContinuedAsNew':
@@ -101,17 +103,13 @@ export function toWorkflowStatus(workflowId: string, durable: DurableStatusLike,
         default:
             // An unknown status is taken as not finished yet: a poll later costs little, while a
             // wrong "failed" would make the client abandon a workflow that may still complete.
-            return running(workflowId, options.pollAfterSeconds, progressOf(durable, options.blocksTotal));
+            return running(job, workflowId, options.pollAfterSeconds, progressOf(job, durable, options.initialProgress));
     }
 }
 
-const inputBlocksSchema = z.object({ blocks: z.number().int().min(1) });
-
-/** The published progress, else none done out of the chain length (from the input if available). */
-function progressOf(durable: DurableStatusLike, blocksTotal: number | undefined): Progress | undefined {
-    const published = progressSchema.safeParse(durable.customStatus);
+/** The published progress, else none done (from the input if it shows enough, else as the start planned it). */
+function progressOf(job: JobDefinition, durable: DurableStatusLike, initial: JobProgress | undefined): JobProgress | undefined {
+    const published = job.progress.schema.safeParse(durable.customStatus);
     if (published.success) return published.data;
-    const input = inputBlocksSchema.safeParse(durable.input);
-    const total = input.success ? input.data.blocks : blocksTotal;
-    return total === undefined ? undefined : { blocks_done: 0, blocks_total: total };
+    return job.progress.initial(durable.input) ?? initial;
 }

@@ -1,4 +1,5 @@
-import type { MiningStatus } from './statusObjects';
+import type { JobDefinition } from '../jobs/job';
+import type { JobStatus } from './statusObjects';
 import { truncateStatus } from './truncate';
 import { workflowResourceLink, type ResourceLinkItem } from './workflowLink';
 
@@ -24,12 +25,12 @@ export interface ToolResult {
  * `maxResultChars` (see truncate.ts); running and completed answers also link the workflow resource.
  * Every status, failed and not_found included, is data and not a tool error, hence isError: false.
  */
-export function statusResult(status: MiningStatus, maxResultChars: number): ToolResult {
-    const bounded = truncateStatus(status, maxResultChars);
+export function statusResult(job: JobDefinition, status: JobStatus, maxResultChars: number): ToolResult {
+    const bounded = truncateStatus(job, status, maxResultChars);
     const text: TextItem = { type: 'text', text: JSON.stringify(bounded) };
     const linked = bounded.status === 'running' || bounded.status === 'completed';
     return {
-        content: linked ? [text, workflowResourceLink(bounded.workflow_id)] : [text],
+        content: linked ? [text, workflowResourceLink(job, bounded.workflow_id)] : [text],
         structuredContent: { ...bounded },
         isError: false,
     };

@@ -1,12 +1,16 @@
+import type { JobDefinition } from '../jobs/job';
+
 /**
- * The workflow resource's address, `mining://workflows/{workflow_id}`, and the resource_link that running
+ * A job's workflow resource address, `{scheme}://workflows/{workflow_id}`, and the resource_link that running
  * and completed answers carry to it (the resource itself is read by workflowResource.ts and registered by each era's server).
  */
 
-export const WORKFLOW_URI_TEMPLATE = 'mining://workflows/{workflow_id}';
+export function workflowUriTemplate(job: JobDefinition): string {
+    return `${job.resource.scheme}://workflows/{workflow_id}`;
+}
 
-export function workflowUri(workflowId: string): string {
-    return `mining://workflows/${workflowId}`;
+export function workflowUri(job: JobDefinition, workflowId: string): string {
+    return `${job.resource.scheme}://workflows/${workflowId}`;
 }
 
 export interface ResourceLinkItem {
@@ -18,12 +22,12 @@ export interface ResourceLinkItem {
     mimeType: string;
 }
 
-export function workflowResourceLink(workflowId: string): ResourceLinkItem {
+export function workflowResourceLink(job: JobDefinition, workflowId: string): ResourceLinkItem {
     return {
         type: 'resource_link',
-        uri: workflowUri(workflowId),
-        name: `mining-workflow-${workflowId}`,
-        title: 'Mining workflow status',
+        uri: workflowUri(job, workflowId),
+        name: `${job.resource.name}-${workflowId}`,
+        title: job.resource.title,
         description: 'The status of this workflow as JSON, with the whole result when completed (never truncated).',
         mimeType: 'application/json',
     };

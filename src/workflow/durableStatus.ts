@@ -1,8 +1,6 @@
-import { z } from 'zod';
-
 /**
  * What the app reads of a Durable orchestration instance, and the few facts it derives from one that do
- * not depend on who asks (whether it has ended, whether a client cancelled it, what it costs). What a
+ * not depend on who asks (whether it has ended, whether a client cancelled it). What a
  * client is told about it is the MCP layer's business (src/mcp/statusObjects.ts).
  */
 
@@ -10,6 +8,8 @@ import { z } from 'zod';
 export interface DurableStatusLike {
     /** Set by list queries; a single read knows the id it asked for. */
     instanceId?: string;
+    /** The orchestrator's name: which job the workflow is. */
+    name?: string;
     runtimeStatus: string;
     /** A Date from a single read, an ISO string from list queries (passed through raw). */
     createdTime?: Date | string;
@@ -27,28 +27,27 @@ export function isTerminal(runtimeStatus: string): boolean {
 }
 
 /**
- * The terminate reason of a cancellation by a client (cancel_mining, tasks/cancel); a Terminated instance
- * whose output (its reason) carries the marker was cancelled, any other one was terminated some other way.
+ * The terminate reason of a cancellation by a client (a job's cancel tool, tasks/cancel); a Terminated
+ * instance whose output (its reason) carries the marker was cancelled, any other one was terminated some
+ * other way. The reason names the job's cancel tool before the marker (tasks/cancel ends a workflow the same way).
  */
-export const CANCEL_MARKER = 'cancel_mining';
-export const CANCEL_REASON = `${CANCEL_MARKER}: cancelled by the client`;
+export const CANCEL_REASON = 'cancelled by the client';
+
+export function cancelReason(by: string): string {
+    return `${by}: ${CANCEL_REASON}`;
+}
 
 /** A Terminated instance's output is its terminate reason. */
 export function isCancelReason(output: unknown): boolean {
-    return typeof output === 'string' && output.includes(CANCEL_MARKER);
+    return typeof output === 'string' && output.includes(CANCEL_REASON);
 }
 
-/** The expected attempts of a run: each block needs 2^difficulty hashes on average. */
-export function expectedAttempts(blocks: number, difficulty: number): number {
-    return blocks * 2 ** difficulty;
-}
-
-const inputWorkSchema = z.object({ blocks: z.number().int().min(1), difficulty: z.number().int().min(0) });
-
-/** blocks × 2^difficulty from the workflow's stored input, when it shows one. */
-export function expectedAttemptsOf(durable: DurableStatusLike): number | undefined {
-    const input = inputWorkSchema.safeParse(durable.input);
-    return input.success ? expectedAttempts(input.data.blocks, input.data.difficulty) : undefined;
+/**
+ * Whether the instance runs `orchestrator` (function names are case-insensitive to the Functions host). A
+ * status without a name (a backend that does not report it) is taken to run any.
+ */
+export function runsOrchestrator(durable: Pick<DurableStatusLike, 'name'>, orchestrator: string): boolean {
+    return durable.name === undefined || durable.name.toLowerCase() === orchestrator.toLowerCase();
 }
 
 /** A durable timestamp (a Date from a single read, an ISO string from list queries) in ms, if readable. */

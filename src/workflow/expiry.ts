@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timeMs, type DurableStatusLike } from './durableStatus';
 
 /**
- * MCP task lifetimes. A task-augmented start_mining stores the requested ttl in the orchestration's
+ * MCP task lifetimes. A task-augmented start stores the requested ttl in the orchestration's
  * input (task_ttl_ms); the instance's creation time comes from the backend. Nothing else is needed, so
  * any instance of the app can tell whether a workflow has outlived its ttl. Reads only tell: an expired
  * workflow reads as unknown. Ending one that still runs is a write, done where the app writes anyway
@@ -11,7 +11,7 @@ import { timeMs, type DurableStatusLike } from './durableStatus';
 
 const ttlInputSchema = z.object({ task_ttl_ms: z.number().int().positive() });
 
-/** The ttl a task asked for, in ms; null when none was (plain start_mining calls, or a task without ttl). */
+/** The ttl a task asked for, in ms; null when none was (plain calls, or a task without ttl). */
 export function taskTtlMs(durable: DurableStatusLike): number | null {
     const parsed = ttlInputSchema.safeParse(durable.input);
     return parsed.success ? parsed.data.task_ttl_ms : null;

@@ -1,6 +1,6 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait, systemClock } from './budgetedWait';
-import { timeMs, type DurableStatusLike } from './durableStatus';
+import { runsOrchestrator, timeMs, type DurableStatusLike } from './durableStatus';
 import { isNotFoundError } from './durableHttpError';
 import { keyedWorkflowId, newWorkflowId } from './ids';
 import type { StartRefusal } from './startRefusal';
@@ -122,7 +122,7 @@ export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, reques
 /** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */
 function sameArguments(durable: DurableStatusLike, request: StartRequest): boolean {
     const stored = durable.input;
-    if (typeof stored !== 'object' || stored === null) return false;
+    if (typeof stored !== 'object' || stored === null || !runsOrchestrator(durable, request.orchestrator)) return false;
     return request.matchOn.every((field) => JSON.stringify((stored as Record<string, unknown>)[field]) === JSON.stringify(request.input[field]));
 }
 

@@ -1,7 +1,7 @@
 /** Why the workflow service started nothing for a start request (src/mcp/refusalText.ts words them). */
 export type StartRefusal =
-    /** One call over MAX_WORK expected attempts. */
-    | { kind: 'over_work'; blocks: number; difficulty: number; expectedAttempts: number; maxWork: number }
+    /** One call over MAX_WORK: the job's own sentence says its cost rule and what fits. */
+    | { kind: 'over_work'; text: string }
     /** The tenant has `count` running workflows, at or over MAX_ACTIVE_WORKFLOWS (`cap`). */
     | { kind: 'at_cap'; count: number; cap: number }
     /** All tenants together have MAX_ACTIVE_WORKFLOWS_TOTAL (`cap`) running workflows. */

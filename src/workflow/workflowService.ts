@@ -1,6 +1,6 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait, type BudgetedWaitOutcome } from './budgetedWait';
-import { CANCEL_REASON, isTerminal, type DurableStatusLike } from './durableStatus';
+import { cancelReason, isTerminal, runsOrchestrator, type DurableStatusLike } from './durableStatus';
 import { isNotFoundError } from './durableHttpError';
 import { isExpired } from './expiry';
 import { isTenantWorkflowId } from './ids';
@@ -25,7 +25,7 @@ export class WorkflowUnavailableError extends Error {
  * How long a cancellation waits for the end of the workflow to be visible. The real Durable extension
  * applies a terminate only when it next polls the instance's control queue (at most every
  * maxQueuePollingInterval, 2 s in host.json, once the queue has been idle) and then runs an episode that
- * writes the end; on an instance whose CPUs are busy mining that takes a few seconds more.
+ * writes the end; on an instance whose CPUs are busy that takes a few seconds more.
  */
 export const CANCEL_WAIT_MS = 12_000;
 
@@ -71,12 +71,14 @@ export class WorkflowService {
     }
 
     /**
-     * One status read, without side effects: undefined for an unknown id, another tenant's, or one past
-     * its task ttl. Rejects with WorkflowUnavailableError on any other failure.
+     * One status read, without side effects: undefined for an unknown id, another tenant's, one past its
+     * task ttl, or (given `orchestrator`) one of another kind. Rejects with WorkflowUnavailableError on any
+     * other failure.
      */
-    async read(workflowId: string): Promise<DurableStatusLike | undefined> {
+    async read(workflowId: string, orchestrator?: string): Promise<DurableStatusLike | undefined> {
         try {
-            return await this.readRaw(workflowId);
+            const durable = await this.readRaw(workflowId);
+            return durable === undefined || orchestrator === undefined || runsOrchestrator(durable, orchestrator) ? durable : undefined;
         } catch (error) {
             this.deps.log.error(`status read for ${workflowId} failed`, error);
             throw new WorkflowUnavailableError('The workflow status could not be read.');
@@ -115,13 +117,25 @@ export class WorkflowService {
 
     /**
      * Ends the workflow as cancelled and waits (CANCEL_WAIT_MS) for the end to be visible: a terminate is
-     * asynchronous (a queued message on the real extension). An ended workflow keeps its status.
+     * asynchronous (a queued message on the real extension). An ended workflow keeps its status. `by`
+     * (who cancels) goes into the terminate reason. Given `orchestrator`, a workflow of another kind is
+     * not_found and left alone (read first).
      */
-    async cancel(workflowId: string, signal?: AbortSignal): Promise<CancelOutcome> {
+    async cancel(workflowId: string, by: string, options: { signal?: AbortSignal; orchestrator?: string } = {}): Promise<CancelOutcome> {
+        const { signal, orchestrator } = options;
         if (!this.owns(workflowId)) return { kind: 'not_found' };
+        if (orchestrator !== undefined) {
+            try {
+                const durable = await this.readRaw(workflowId);
+                if (durable === undefined || !runsOrchestrator(durable, orchestrator)) return { kind: 'not_found' };
+            } catch (error) {
+                this.deps.log.error(`status read for ${workflowId} failed`, error);
+                return { kind: 'unavailable' };
+            }
+        }
         try {
             // Terminating an instance that already ended is accepted and changes nothing.
-            await withTimeout(this.deps.client.terminate(workflowId, CANCEL_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            await withTimeout(this.deps.client.terminate(workflowId, cancelReason(by)), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
         } catch (error) {
             if (isNotFoundError(error)) return { kind: 'not_found' };
             this.deps.log.error(`terminate ${workflowId} failed`, error);

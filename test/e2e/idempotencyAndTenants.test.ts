@@ -8,6 +8,7 @@ import { pollUntilDone as poll } from '../support/polling';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import type { SpawnedHost } from '../support/spawnHost';
 import { untilProcessIdle } from '../support/processIdle';
+import { ALL_JOBS, JOB_FIXTURES, type JobFixture } from '../support/jobFixtures';
 
 /**
  * Retries and strangers, end to end: the SDK client over HTTP against the app on the local host with
@@ -65,11 +66,11 @@ describeOnEachBackend('idempotency keys and tenants end to end', (backend) => {
         return ids;
     }
 
-    const pollUntilDone = (client: Client, id: string) =>
-        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id);
+    const pollUntilDone = (client: Client, id: string, get: string) =>
+        poll(async (workflowId) => statusOf(await call(client, get, { workflow_id: workflowId })), id);
 
     before(async () => {
-        app = await startAppOnAzurite(`retries${backend}`, { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True' }, { durable: backend });
+        app = await startAppOnAzurite(`retries${backend}`, { WAIT_BUDGET_SECONDS: '1', WEBSITE_AUTH_ENABLED: 'True', ...ALL_JOBS }, { durable: backend });
         host = app.host;
     });
     after(async () => {
@@ -77,80 +78,96 @@ describeOnEachBackend('idempotency keys and tenants end to end', (backend) => {
         await app?.stop();
     });
 
-    test('fifty concurrent calls with one idempotency key start exactly one orchestration', async () => {
-        const before = new Set(await listInstanceIds());
-        const args = { difficulty: 18, blocks: 2, idempotency_key: 'fifty-at-once' };
-        const callers = await Promise.all(Array.from({ length: 50 }, () => connect()));
-        const statuses = await Promise.all(callers.map(async (client) => statusOf(await call(client, 'start_mining', args))));
+    for (const fixture of JOB_FIXTURES) {
+        const { start, get, cancel } = fixture.tools;
+        const label = `[${fixture.job}]`;
 
-        const ids = new Set(statuses.map((s) => s.workflow_id));
-        assert.equal(ids.size, 1, `one workflow id for every call, got ${[...ids].join(', ')}`);
-        const created = (await listInstanceIds()).filter((id) => !before.has(id));
-        assert.deepEqual(created, [...ids]);
+        test(`${label} fifty concurrent calls with one idempotency key start exactly one orchestration`, async () => {
+            const before = new Set(await listInstanceIds());
+            const args = { ...fixture.task.args, idempotency_key: `fifty-at-once-${fixture.job}` };
+            const callers = await Promise.all(Array.from({ length: 50 }, () => connect()));
+            const statuses = await Promise.all(callers.map(async (client) => statusOf(await call(client, start, args))));
 
-        // Later retries, while it runs or after it ended, still get the same workflow and start nothing.
-        const [id] = ids as Set<string> & { size: 1 };
-        const done = await pollUntilDone(callers[0] as Client, id as string);
-        assert.equal(done.status, 'completed');
-        const retry = statusOf(await call(callers[1] as Client, 'start_mining', args));
-        // A start_mining answer also says what the run costs; get_mining_result's does not.
-        assert.deepEqual(retry, { ...done, expected_attempts: args.blocks * 2 ** args.difficulty });
-        assert.deepEqual((await listInstanceIds()).filter((x) => !before.has(x)), created);
+            const ids = new Set(statuses.map((s) => s.workflow_id));
+            assert.equal(ids.size, 1, `one workflow id for every call, got ${[...ids].join(', ')}`);
+            const created = (await listInstanceIds()).filter((id) => !before.has(id));
+            assert.deepEqual(created, [...ids]);
+
+            // Later retries, while it runs or after it ended, still get the same workflow and start nothing.
+            const [id] = ids as Set<string> & { size: 1 };
+            const done = await pollUntilDone(callers[0] as Client, id as string, get);
+            assert.equal(done.status, 'completed');
+            const retry = statusOf(await call(callers[1] as Client, start, args));
+            // A start answer may also say what the run costs (mining); the get tool's does not.
+            assert.deepEqual(retry, { ...done, ...fixture.cost(fixture.task.args) });
+            assert.deepEqual((await listInstanceIds()).filter((x) => !before.has(x)), created);
+        });
+
+        test(`${label} the same key with other arguments is a tool error and starts nothing`, async () => {
+            const client = await connect();
+            const key = `once-${fixture.job}`;
+            const [args, other] = fixture.keyed;
+            const first = statusOf(await call(client, start, { ...args, idempotency_key: key }));
+            const count = (await listInstanceIds()).length;
+            const text = errorText(await call(client, start, { ...other, idempotency_key: key }));
+            assert.match(text, /idempotency_key was already used with other arguments/);
+            assert.equal((await listInstanceIds()).length, count);
+            assert.equal(statusOf(await call(client, start, { ...args, idempotency_key: key })).workflow_id, first.workflow_id);
+        });
+
+        test(`${label} a caller sees only its own workflows: another tenant's id is not_found, as an unknown one`, async () => {
+            const alice = await connect(principal('alice'));
+            const bob = await connect(principal('bob'));
+            const anonymous = await connect();
+            const started = statusOf(await call(alice, start, fixture.long));
+            assert.equal(started.status, 'running');
+            const id = started.workflow_id;
+
+            for (const stranger of [bob, anonymous]) {
+                assert.equal(statusOf(await call(stranger, get, { workflow_id: id })).status, 'not_found');
+                assert.equal(statusOf(await call(stranger, cancel, { workflow_id: id })).status, 'not_found');
+            }
+            // Bob's cancel did not touch it; Alice's does (the end may show only after the cancel tool's short
+            // wait on a busy machine: it then answers running, and polling sees the end).
+            assert.equal(statusOf(await call(alice, get, { workflow_id: id })).status, 'running');
+            const cancelled = statusOf(await call(alice, cancel, { workflow_id: id }));
+            assert.ok(cancelled.status === 'failed' || cancelled.status === 'running', JSON.stringify(cancelled));
+            assert.equal((await pollUntilDone(alice, id, get)).status, 'failed');
+            // Its activity stops within seconds of the end: leave the host idle for the tests after this one.
+            await untilProcessIdle(host.pid, 'the host after the cancel');
+
+            // Keys are per tenant: the same key names different workflows for Alice and Bob.
+            const [args, other] = fixture.keyed;
+            const a = statusOf(await call(alice, start, { ...args, idempotency_key: `shared-key-${fixture.job}` }));
+            const b = statusOf(await call(bob, start, { ...other, idempotency_key: `shared-key-${fixture.job}` }));
+            assert.notEqual(a.workflow_id, b.workflow_id);
+            assert.equal(statusOf(await call(bob, get, { workflow_id: a.workflow_id })).status, 'not_found');
+        });
+    }
+
+    test("a key names one piece of work per tenant: used by one job, it is another job's tool error", async () => {
+        const client = await connect(principal('carol'));
+        const [mining, primes] = JOB_FIXTURES as [JobFixture, JobFixture];
+        statusOf(await call(client, mining.tools.start, { ...mining.keyed[0], idempotency_key: 'one-key' }));
+        const text = errorText(await call(client, primes.tools.start, { ...primes.keyed[0], idempotency_key: 'one-key' }));
+        assert.match(text, /idempotency_key was already used with other arguments/);
     });
 
     test('one below MAX_ACTIVE_WORKFLOWS, twelve concurrent calls with one key and the same arguments all get its workflow, never the cap', async () => {
-        const carol = await connect(principal('carol'));
+        const dave = await connect(principal('dave'));
         const long = { difficulty: 30, blocks: 1 };
         const others: string[] = [];
         // The default cap is 5: four running, then the key's workflow is the fifth.
-        for (let i = 0; i < 4; i++) others.push(statusOf(await call(carol, 'start_mining', long)).workflow_id);
-        const callers = await Promise.all(Array.from({ length: 12 }, () => connect(principal('carol'))));
+        for (let i = 0; i < 4; i++) others.push(statusOf(await call(dave, 'start_mining', long)).workflow_id);
+        const callers = await Promise.all(Array.from({ length: 12 }, () => connect(principal('dave'))));
         const results = await Promise.all(callers.map((client) => call(client, 'start_mining', { ...long, idempotency_key: 'the-fifth' })));
         const answers = results.map((r) => (r.isError === true ? JSON.stringify(r.content) : (r.structuredContent as unknown as Status).workflow_id));
         assert.equal(new Set(answers).size, 1, answers.join('\n'));
         assert.doesNotMatch(answers[0] ?? '', /MAX_ACTIVE_WORKFLOWS|isError|text/);
         // The cap still holds for new work.
-        const refused = await call(carol, 'start_mining', long);
+        const refused = await call(dave, 'start_mining', long);
         assert.match(errorText(refused), /You already have 5 mining workflows running/);
-        for (const id of [...others, answers[0] as string]) await call(carol, 'cancel_mining', { workflow_id: id });
+        for (const id of [...others, answers[0] as string]) await call(dave, 'cancel_mining', { workflow_id: id });
         await untilProcessIdle(host.pid, 'the host after the cancels');
-    });
-
-    test('the same key with other arguments is a tool error and starts nothing', async () => {
-        const client = await connect();
-        const first = statusOf(await call(client, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'mine-once' }));
-        const count = (await listInstanceIds()).length;
-        const text = errorText(await call(client, 'start_mining', { difficulty: 5, blocks: 1, idempotency_key: 'mine-once' }));
-        assert.match(text, /idempotency_key was already used with other arguments/);
-        assert.equal((await listInstanceIds()).length, count);
-        assert.equal(statusOf(await call(client, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'mine-once' })).workflow_id, first.workflow_id);
-    });
-
-    test("a caller sees only its own workflows: another tenant's id is not_found, as an unknown one", async () => {
-        const alice = await connect(principal('alice'));
-        const bob = await connect(principal('bob'));
-        const anonymous = await connect();
-        const started = statusOf(await call(alice, 'start_mining', { difficulty: 30, blocks: 1 }));
-        assert.equal(started.status, 'running');
-        const id = started.workflow_id;
-
-        for (const stranger of [bob, anonymous]) {
-            assert.equal(statusOf(await call(stranger, 'get_mining_result', { workflow_id: id })).status, 'not_found');
-            assert.equal(statusOf(await call(stranger, 'cancel_mining', { workflow_id: id })).status, 'not_found');
-        }
-        // Bob's cancel did not touch it; Alice's does (the end may show only after cancel_mining's short
-        // wait on a busy machine: it then answers running, and polling sees the end).
-        assert.equal(statusOf(await call(alice, 'get_mining_result', { workflow_id: id })).status, 'running');
-        const cancelled = statusOf(await call(alice, 'cancel_mining', { workflow_id: id }));
-        assert.ok(cancelled.status === 'failed' || cancelled.status === 'running', JSON.stringify(cancelled));
-        assert.equal((await pollUntilDone(alice, id)).status, 'failed');
-        // Its activity stops mining within seconds of the end: leave the host idle for the tests after this one.
-        await untilProcessIdle(host.pid, 'the host after the cancel');
-
-        // Keys are per tenant: the same key names different workflows for Alice and Bob.
-        const a = statusOf(await call(alice, 'start_mining', { difficulty: 4, blocks: 1, idempotency_key: 'shared-key' }));
-        const b = statusOf(await call(bob, 'start_mining', { difficulty: 5, blocks: 1, idempotency_key: 'shared-key' }));
-        assert.notEqual(a.workflow_id, b.workflow_id);
-        assert.equal(statusOf(await call(bob, 'get_mining_result', { workflow_id: a.workflow_id })).status, 'not_found');
     });
 });

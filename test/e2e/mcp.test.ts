@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CHAIN_25 } from '../support/expectedChains';
 import { pollUntilDone as poll } from '../support/polling';
 import { resultProblems, type Mined } from '../support/chainCheck';
+import { ALL_JOBS, JOB_FIXTURES, MINING_FIXTURE, PRIME_COUNT_FIXTURE } from '../support/jobFixtures';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import type { SpawnedHost } from '../support/spawnHost';
 import { untilProcessIdle } from '../support/processIdle';
@@ -15,16 +16,17 @@ import { untilProcessIdle } from '../support/processIdle';
 /**
  * The product end to end: the MCP SDK's own client, over HTTP, against the function app running on the
  * local host with Durable state in Azurite, as `npm start` runs it. The wait budget is one second so the
- * poll path is quick to reach; the proof-of-work is recomputed here, independently of the app.
+ * poll path is quick to reach; every result is recomputed or checked here, independently of the app. Every
+ * job is served (ENABLED_JOBS), and the contract tests run once per job (test/support/jobFixtures.ts).
  */
 
 interface Status {
     status: 'completed' | 'running' | 'failed' | 'not_found';
     workflow_id: string;
-    result?: Mined;
+    result?: Mined | Record<string, unknown>;
     poll_after_seconds?: number;
     next?: string;
-    progress?: { blocks_done: number; blocks_total: number };
+    progress?: Record<string, number>;
     reason?: 'error' | 'cancelled' | 'terminated';
     error?: string;
 }
@@ -35,7 +37,7 @@ interface Status {
  * blocks takes longer (each activity crosses its queues), so its budget is longer.
  */
 function backendSettings(backend: Backend): Record<string, string> {
-    return { WAIT_BUDGET_SECONDS: backend === 'ts' ? '1' : '3', ...quickRedelivery(backend) };
+    return { WAIT_BUDGET_SECONDS: backend === 'ts' ? '1' : '3', ...ALL_JOBS, ...quickRedelivery(backend) };
 }
 
 function verifyChain(result: Mined, difficulty: number, blocks: number): void {
@@ -78,8 +80,8 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
             .map((instance) => instance.instanceId);
     }
 
-    const pollUntilDone = (client: Client, id: string, timeoutMs?: number) =>
-        poll(async (workflowId) => statusOf(await call(client, 'get_mining_result', { workflow_id: workflowId })), id, timeoutMs);
+    const pollUntilDone = (client: Client, id: string, timeoutMs?: number, get = 'get_mining_result') =>
+        poll(async (workflowId) => statusOf(await call(client, get, { workflow_id: workflowId })), id, timeoutMs);
 
     before(async () => {
         app = await startAppOnAzurite(`mcp${backend}`, backendSettings(backend), { durable: backend });
@@ -92,93 +94,153 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
         await app?.stop();
     });
 
-    test('tools/list: three tools with input and output schemas, annotations and an imperative description', async () => {
-        const client = await connect();
-        const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_mining', 'get_mining_result', 'start_mining']);
-        for (const tool of tools) {
-            assert.equal(tool.inputSchema.type, 'object');
-            assert.equal(tool.outputSchema?.type, 'object');
-            assert.ok(tool.annotations, `${tool.name} has annotations`);
-        }
-        const start = tools.find((t) => t.name === 'start_mining');
-        assert.match(start?.description ?? '', /call get_mining_result/i);
-        assert.deepEqual(tools.find((t) => t.name === 'get_mining_result')?.inputSchema.required, ['workflow_id']);
+    test('tools/list: every served job\'s three tools, in the registry\'s order', async () => {
+        const { tools } = await (await connect()).listTools();
+        assert.deepEqual(
+            tools.map((t) => t.name),
+            JOB_FIXTURES.flatMap(({ tools: { start, get, cancel } }) => [start, get, cancel])
+        );
     });
 
-    test('a low difficulty completes inline, and every block checks out', async () => {
-        const client = await connect();
-        const status = statusOf(await call(client, 'start_mining', { difficulty: 8, blocks: 3 }));
-        assert.equal(status.status, 'completed');
-        assert.ok(status.result);
-        verifyChain(status.result, 8, 3);
-        // The same workflow, asked again, gives the same answer.
-        const again = statusOf(await call(client, 'get_mining_result', { workflow_id: status.workflow_id }));
-        // start_mining's answer also says what the run cost (blocks × 2^difficulty); get_mining_result's does not.
-        assert.deepEqual({ ...again, expected_attempts: 3 * 2 ** 8 }, status);
-    });
+    for (const fixture of JOB_FIXTURES) {
+        const { start, get, cancel } = fixture.tools;
+        const label = `[${fixture.job}]`;
 
-    test('past the wait budget the tool answers running with a workflow id, and polling reaches completed', async () => {
-        const client = await connect();
-        const progress: { progress: number; total?: number }[] = [];
-        // 133 M attempts: several times the 1 s budget even with eight fast cores mining (about 6 s on two).
-        const first = statusOf(await call(client, 'start_mining', { difficulty: 25, blocks: 3 }, (p) => progress.push(p as { progress: number; total?: number })));
-        assert.equal(first.status, 'running');
-        assert.match(first.workflow_id, /^[A-Za-z0-9-]{1,100}$/);
-        assert.equal(first.poll_after_seconds, 5);
-        assert.equal(first.next, `Call get_mining_result with workflow_id "${first.workflow_id}" in about 5 seconds.`);
-        assert.equal(first.progress?.blocks_total, 3);
-        // Whatever notifications came within the 1 s wait are about this chain. (That they come, and keep a
-        // call alive past a client timeout, is test/e2e/tasks.test.ts's, whose budget leaves a loaded
-        // machine room for them; a 1 s budget does not.)
-        assert.ok(progress.every((p) => p.total === 3), 'progress notifications about this chain');
+        test(`${label} tools/list: three tools with input and output schemas, annotations and an imperative description`, async () => {
+            const client = await connect();
+            const tools = (await client.listTools()).tools.filter((t) => [start, get, cancel].includes(t.name));
+            assert.deepEqual(tools.map((t) => t.name).sort(), [cancel, get, start].sort());
+            for (const tool of tools) {
+                assert.equal(tool.inputSchema.type, 'object');
+                assert.equal(tool.outputSchema?.type, 'object');
+                assert.ok(tool.annotations, `${tool.name} has annotations`);
+            }
+            assert.match(tools.find((t) => t.name === start)?.description ?? '', new RegExp(`call ${get}`, 'i'));
+            assert.deepEqual(tools.find((t) => t.name === get)?.inputSchema.required, ['workflow_id']);
+        });
 
-        const done = await pollUntilDone(client, first.workflow_id);
-        assert.equal(done.status, 'completed');
-        assert.ok(done.result);
-        verifyChain(done.result, 25, 3);
-    });
+        test(`${label} small work completes inline, and the result checks out`, async () => {
+            const client = await connect();
+            const status = statusOf(await call(client, start, fixture.inline));
+            assert.equal(status.status, 'completed');
+            fixture.check(status.result, fixture.inline);
+            // The same workflow, asked again, gives the same answer.
+            const again = statusOf(await call(client, get, { workflow_id: status.workflow_id }));
+            // The start's answer may also say what the run cost (mining: blocks × 2^difficulty); the get tool's does not.
+            assert.deepEqual({ ...again, ...fixture.cost(fixture.inline) }, status);
+        });
 
-    test('unknown and malformed ids are not_found, without guessing', async () => {
+        test(`${label} past the wait budget the tool answers running with a workflow id, and polling reaches completed`, async () => {
+            const client = await connect();
+            const progress: { progress: number; total?: number }[] = [];
+            const total = fixture.progressTotal(fixture.pastBudget);
+            const first = statusOf(await call(client, start, fixture.pastBudget, (p) => progress.push(p as { progress: number; total?: number })));
+            assert.equal(first.status, 'running');
+            assert.match(first.workflow_id, /^[A-Za-z0-9-]{1,100}$/);
+            assert.equal(first.poll_after_seconds, 5);
+            assert.equal(first.next, `Call ${get} with workflow_id "${first.workflow_id}" in about 5 seconds.`);
+            assert.ok(first.progress && Object.values(first.progress).includes(total), JSON.stringify(first.progress));
+            // Whatever notifications came within the short wait are about this run. (That they come, and keep a
+            // call alive past a client timeout, is test/e2e/tasks.test.ts's, whose budget leaves a loaded
+            // machine room for them; a 1 s budget does not.)
+            assert.ok(progress.every((p) => p.total === total), 'progress notifications about this run');
+
+            const done = await pollUntilDone(client, first.workflow_id, undefined, get);
+            assert.equal(done.status, 'completed', JSON.stringify(done));
+            fixture.check(done.result, fixture.pastBudget);
+        });
+
+        test(`${label} unknown and malformed ids are not_found, without guessing`, async () => {
+            const client = await connect();
+            for (const id of ['00000000-0000-4000-8000-000000000000', '../../admin', 'a'.repeat(101), 'has space', '', 'ünï']) {
+                for (const tool of [get, cancel]) {
+                    const status = statusOf(await call(client, tool, { workflow_id: id }));
+                    assert.equal(status.status, 'not_found', `${tool} ${JSON.stringify(id)}`);
+                    assert.equal(status.workflow_id, id);
+                    assert.equal(status.error, fixture.notFound.error);
+                    assert.equal(status.next, fixture.notFound.next);
+                }
+            }
+        });
+
+        test(`${label} a failing workflow gives failed with reason error and a message safe to show`, async () => {
+            // Started through the Durable API with an input its code refuses, under an id of the shared tenant
+            // (every caller's, as App Service Authentication is off here).
+            const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/${fixture.failing.orchestrator}/shared-${randomUUID()}`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(fixture.failing.input),
+            });
+            assert.equal(res.status, 202);
+            const { id } = (await res.json()) as { id: string };
+            const client = await connect();
+            const status = await pollUntilDone(client, id, undefined, get);
+            assert.equal(status.status, 'failed');
+            assert.equal(status.reason, 'error');
+            assert.ok(status.error && status.error.length > 0 && status.error.length <= 500);
+            assert.doesNotMatch(status.error, /StackTrace|\bat .*\.js:\d+|\{"/, 'no stack or raw details');
+            assert.match(status.next ?? '', /^Do not poll again\./);
+        });
+
+        test(`${label} arguments out of bounds are tool errors that name the argument and its bound`, async () => {
+            const client = await connect();
+            for (const [args, bound] of fixture.outOfBounds) {
+                const answer = await call(client, start, args);
+                assert.equal(answer.isError, true, JSON.stringify(args));
+                assert.match(JSON.stringify(answer.content), bound);
+                // Just the argument and its bound: no SDK prefix for the model to read past.
+                assert.doesNotMatch(JSON.stringify(answer.content), /Input validation error|Invalid arguments for tool/);
+            }
+        });
+
+        test(`${label} ${cancel} ends a long run: failed with reason cancelled, and it stays that way`, async () => {
+            const client = await connect();
+            const started = statusOf(await call(client, start, fixture.long));
+            assert.equal(started.status, 'running');
+            // The end shows within the cancel tool's short wait on an idle machine; on a busy one it may answer
+            // running first (as its description tells the model), and polling then sees the end.
+            const answered = statusOf(await call(client, cancel, { workflow_id: started.workflow_id }));
+            assert.ok(answered.status === 'failed' || answered.status === 'running', JSON.stringify(answered));
+            const cancelled = answered.status === 'failed' ? answered : await pollUntilDone(client, started.workflow_id, 60_000, get);
+            assert.equal(cancelled.status, 'failed');
+            assert.equal(cancelled.reason, 'cancelled');
+            assert.equal(cancelled.error, 'The workflow was cancelled before it finished.');
+            assert.match(cancelled.next ?? '', /^Do not poll again\./);
+            assert.deepEqual(statusOf(await call(client, get, { workflow_id: started.workflow_id })), cancelled);
+            // Cancelling again keeps the status.
+            assert.deepEqual(statusOf(await call(client, cancel, { workflow_id: started.workflow_id })), cancelled);
+            // Terminate does not stop a running activity: MineBlock notices the end and stops its search within
+            // seconds, a segment ends within a second. Until then it would share the CPUs with whatever test
+            // runs next: wait for the host to go idle.
+            await untilProcessIdle(host.pid, `the host after ${cancel}`);
+        });
+    }
+
+    test("one job's workflow id is not_found to another job's tools, and is left running", async () => {
         const client = await connect();
-        for (const id of ['00000000-0000-4000-8000-000000000000', '../../admin', 'a'.repeat(101), 'has space', '', 'ünï']) {
-            for (const tool of ['get_mining_result', 'cancel_mining']) {
-                const status = statusOf(await call(client, tool, { workflow_id: id }));
-                assert.equal(status.status, 'not_found', `${tool} ${JSON.stringify(id)}`);
-                assert.equal(status.workflow_id, id);
-                assert.equal(status.error, 'No mining workflow has this id.');
-                assert.equal(status.next, 'Do not poll this id again. Call start_mining to start a new workflow.');
+        const mining = statusOf(await call(client, MINING_FIXTURE.tools.start, MINING_FIXTURE.long));
+        const primes = statusOf(await call(client, PRIME_COUNT_FIXTURE.tools.start, PRIME_COUNT_FIXTURE.long));
+        for (const [fixture, other] of [
+            [PRIME_COUNT_FIXTURE, mining],
+            [MINING_FIXTURE, primes],
+        ] as const) {
+            for (const tool of [fixture.tools.get, fixture.tools.cancel]) {
+                const status = statusOf(await call(client, tool, { workflow_id: other.workflow_id }));
+                assert.deepEqual(status, { status: 'not_found', workflow_id: other.workflow_id, ...fixture.notFound }, tool);
             }
         }
-    });
-
-    test('a failing activity gives failed with reason error and a message safe to show', async () => {
-        // MineBlock refuses an out-of-range difficulty; start MineChain with one through the Durable API,
-        // under an id of the shared tenant (every caller's, as App Service Authentication is off here).
-        const res = await fetch(`${host.url}/runtime/webhooks/durabletask/orchestrators/MineChain/shared-${randomUUID()}`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ difficulty: 300, blocks: 1 }),
-        });
-        assert.equal(res.status, 202);
-        const { id } = (await res.json()) as { id: string };
-        const client = await connect();
-        const status = await pollUntilDone(client, id);
-        assert.equal(status.status, 'failed');
-        assert.equal(status.reason, 'error');
-        assert.ok(status.error && status.error.length > 0 && status.error.length <= 500);
-        assert.doesNotMatch(status.error, /StackTrace|\bat .*\.js:\d+|\{"/, 'no stack or raw details');
-        assert.match(status.next ?? '', /^Do not poll again\./);
-    });
-
-    test('arguments out of bounds are tool errors that name the argument and its bound', async () => {
-        const client = await connect();
-        const tooHard = await call(client, 'start_mining', { difficulty: 999, blocks: 1 });
-        assert.equal(tooHard.isError, true);
-        assert.match(JSON.stringify(tooHard.content), /difficulty.*0.*32/);
-        const tooLong = await call(client, 'start_mining', { difficulty: 1, blocks: 0 });
-        assert.equal(tooLong.isError, true);
-        assert.match(JSON.stringify(tooLong.content), /blocks.*1.*16/);
+        // Neither was cancelled by the other job's cancel tool; each is then cancelled by its own.
+        assert.equal(statusOf(await call(client, MINING_FIXTURE.tools.get, { workflow_id: mining.workflow_id })).status, 'running');
+        assert.equal(statusOf(await call(client, PRIME_COUNT_FIXTURE.tools.get, { workflow_id: primes.workflow_id })).status, 'running');
+        for (const [fixture, started] of [
+            [MINING_FIXTURE, mining],
+            [PRIME_COUNT_FIXTURE, primes],
+        ] as const) {
+            const answered = statusOf(await call(client, fixture.tools.cancel, { workflow_id: started.workflow_id }));
+            const ended = answered.status === 'failed' ? answered : await pollUntilDone(client, started.workflow_id, 60_000, fixture.tools.get);
+            assert.equal(ended.reason, 'cancelled');
+        }
+        await untilProcessIdle(host.pid, 'the host after the cancels');
     });
 
     test('HTTP: GET and DELETE get 405 with Allow: POST; protocol mistakes get 4xx, never 500', async () => {
@@ -200,26 +262,6 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
         assert.match(await unknownMethod.text(), /-32601/);
     });
 
-    test('cancel_mining ends a long run: failed with reason cancelled, and it stays that way', async () => {
-        const client = await connect();
-        const started = statusOf(await call(client, 'start_mining', { difficulty: 32, blocks: 4 }));
-        assert.equal(started.status, 'running');
-        // The end shows within cancel_mining's short wait on an idle machine; on a busy one it may answer
-        // running first (as its description tells the model), and polling then sees the end.
-        const answered = statusOf(await call(client, 'cancel_mining', { workflow_id: started.workflow_id }));
-        assert.ok(answered.status === 'failed' || answered.status === 'running', JSON.stringify(answered));
-        const cancelled = answered.status === 'failed' ? answered : await pollUntilDone(client, started.workflow_id, 60_000);
-        assert.equal(cancelled.status, 'failed');
-        assert.equal(cancelled.reason, 'cancelled');
-        assert.match(cancelled.next ?? '', /^Do not poll again\./);
-        assert.deepEqual(statusOf(await call(client, 'get_mining_result', { workflow_id: started.workflow_id })), cancelled);
-        // Cancelling again keeps the status.
-        assert.deepEqual(statusOf(await call(client, 'cancel_mining', { workflow_id: started.workflow_id })), cancelled);
-        // Terminate does not stop the running activity; MineBlock notices the end and stops its search within
-        // seconds. Until then it would share the CPUs with whatever test runs next: wait for the host to go idle.
-        await untilProcessIdle(host.pid, 'the host after cancel_mining');
-    });
-
     test('a workflow survives a crash of the host: kill it mid-run, restart, and poll to completed', async () => {
         const client = await connect();
         // 170 M attempts: still running after the 1 s budget even with eight fast cores mining (about 8 s on two).
@@ -239,8 +281,8 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
         const done = await pollUntilDone(await connect(), started.workflow_id);
         assert.equal(done.status, 'completed', JSON.stringify(done));
         assert.ok(done.result);
-        verifyChain(done.result, 25, 4);
+        verifyChain(done.result as Mined, 25, 4);
         // The same result an uninterrupted run gives: the chain computed independently beforehand.
-        assert.deepEqual(done.result.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_25);
+        assert.deepEqual((done.result as Mined).blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_25);
     });
 });

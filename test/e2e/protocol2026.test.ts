@@ -13,6 +13,7 @@ import { envelope2026, postRaw2026, PROTOCOL_2026 } from '../support/raw2026';
 import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
 import { uniqueHubName } from '../support/testAzurite';
 import { until } from '../support/until';
+import { ALL_JOBS, JOB_FIXTURES, MINING_FIXTURE } from '../support/jobFixtures';
 
 /**
  * MCP 2026-07-28 on /api/mcp, next to the 2025 era, with clients nobody here wrote: SDK v2's client
@@ -42,7 +43,7 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         // Memory storage and the TypeScript engine: this file is about the protocol, not the Durable backend.
         host = await spawnHost({
             app: repoRoot,
-            env: { TASKHUB_NAME: uniqueHubName('protocol2026'), WAIT_BUDGET_SECONDS: '3', WEBSITE_AUTH_ENABLED: 'True' },
+            env: { TASKHUB_NAME: uniqueHubName('protocol2026'), WAIT_BUDGET_SECONDS: '3', WEBSITE_AUTH_ENABLED: 'True', ...ALL_JOBS },
         });
         mcpUrl = new URL(`${host.url}/api/mcp`);
     });
@@ -120,7 +121,10 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         assert.deepEqual(capabilities?.extensions, { [TASKS]: {} });
         assert.notEqual(capabilities?.tools?.listChanged, true);
         assert.notEqual(capabilities?.resources?.listChanged, true);
-        const { tools } = await client.listTools();
+        const listed = (await client.listTools()).tools;
+        // Every served job's three tools, each job's as the 2025 era lists them.
+        assert.deepEqual(listed.map((t) => t.name), JOB_FIXTURES.flatMap(({ tools: { start, get, cancel } }) => [start, get, cancel]));
+        const tools = listed.filter((t) => Object.values(MINING_FIXTURE.tools).includes(t.name));
         assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_mining', 'get_mining_result', 'start_mining']);
         const start = tools.find((t) => t.name === 'start_mining');
         assert.equal(start?.annotations?.readOnlyHint, false);
@@ -130,21 +134,25 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         assert.equal(tools.find((t) => t.name === 'cancel_mining')?.annotations?.destructiveHint, true);
     });
 
-    test('pinned to 2026-07-28: an inline result with its resource_link, and the resource, bounded results as in 2025', async () => {
-        const { client } = await pinned2026();
-        const result = await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } });
-        const status = structured(result);
-        assert.equal(status.status, 'completed');
-        assert.deepEqual(resultProblems(status.result, 8, 2), []);
-        const link = (result.content as Array<{ type: string; uri?: string }>).find((c) => c.type === 'resource_link');
-        assert.equal(link?.uri, `mining://workflows/${status.workflow_id}`);
-        const read = await client.readResource({ uri: `mining://workflows/${status.workflow_id}` });
-        const content = read.contents[0] as { text?: string } | undefined;
-        assert.equal((JSON.parse(content?.text ?? '{}') as Status).status, 'completed');
-        // Another tenant's workflow is an unknown resource.
-        const { client: bob } = await pinned2026(principal('bob'));
-        await assert.rejects(bob.readResource({ uri: `mining://workflows/${status.workflow_id}` }), /not found/i);
-    });
+    for (const fixture of JOB_FIXTURES) {
+        test(`[${fixture.job}] pinned to 2026-07-28: an inline result with its resource_link, and the resource, bounded results as in 2025`, async () => {
+            const { client } = await pinned2026();
+            const result = await client.callTool({ name: fixture.tools.start, arguments: fixture.inline });
+            const status = structured(result);
+            assert.equal(status.status, 'completed');
+            fixture.check(status.result, fixture.inline);
+            const link = (result.content as Array<{ type: string; uri?: string }>).find((c) => c.type === 'resource_link');
+            assert.equal(link?.uri, `${fixture.scheme}://workflows/${status.workflow_id}`);
+            const read = await client.readResource({ uri: `${fixture.scheme}://workflows/${status.workflow_id}` });
+            const content = read.contents[0] as { text?: string } | undefined;
+            assert.equal((JSON.parse(content?.text ?? '{}') as Status).status, 'completed');
+            // Another tenant's workflow is an unknown resource; so is it under another job's scheme.
+            const { client: bob } = await pinned2026(principal('bob'));
+            await assert.rejects(bob.readResource({ uri: `${fixture.scheme}://workflows/${status.workflow_id}` }), /not found/i);
+            const other = JOB_FIXTURES.find((f) => f !== fixture)?.scheme ?? '';
+            await assert.rejects(client.readResource({ uri: `${other}://workflows/${status.workflow_id}` }), /not found/i);
+        });
+    }
 
     test('pinned to 2026-07-28: a run past the wait budget answers running, with progress on the way, and polls to completed', async () => {
         const { client } = await pinned2026();
@@ -187,44 +195,39 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         assert.equal(structured(result).status, 'completed');
     });
 
-    test('ext-tasks session (2026 framing): start_mining as a task, polled with tasks/get to completed, its result inlined', async () => {
-        const { resultFromTaskOutcome } = await import('@modelcontextprotocol/ext-tasks/client');
-        const session = await taskSession('alice');
-        const difficulty = 16;
-        const blocks = 2;
-        const execution = await session.callTool('start_mining', { difficulty, blocks });
-        assert.equal(execution.kind, 'task');
-        assert.ok(execution.handle?.taskId.startsWith('p'), 'the task id is the tenant\'s workflow id');
-        const seen: string[] = [];
-        const { outcome, lastTask } = await execution.settle({
-            onEvent: (event) => {
-                if (event.type === 'task') seen.push(event.task.status);
-            },
+    for (const fixture of JOB_FIXTURES) {
+        test(`[${fixture.job}] ext-tasks session (2026 framing): the start tool as a task, polled with tasks/get to completed, its result inlined`, async () => {
+            const { resultFromTaskOutcome } = await import('@modelcontextprotocol/ext-tasks/client');
+            const session = await taskSession('alice');
+            const execution = await session.callTool(fixture.tools.start, fixture.inline as Record<string, number>);
+            assert.equal(execution.kind, 'task');
+            assert.ok(execution.handle?.taskId.startsWith('p'), 'the task id is the tenant\'s workflow id');
+            const { outcome, lastTask } = await execution.settle();
+            assert.equal(outcome.status, 'completed', outcome.status === 'failed' ? `${outcome.error.message} ${JSON.stringify(outcome.error.data)} ${String((outcome.error as { cause?: unknown }).cause)}` : JSON.stringify(outcome));
+            const result = resultFromTaskOutcome(outcome) as { structuredContent?: Status; isError?: boolean };
+            assert.notEqual(result.isError, true);
+            assert.equal(result.structuredContent?.status, 'completed');
+            fixture.check(result.structuredContent?.result, fixture.inline);
+            assert.equal(lastTask?.status, 'completed');
+            assert.equal(lastTask?.retentionMs, 24 * 3600 * 1000, 'ttlMs: the server keeps a 2026 task a day');
+            assert.equal(lastTask?.suggestedPollIntervalMs, 5000, 'pollIntervalMs: POLL_AFTER_SECONDS');
         });
-        assert.equal(outcome.status, 'completed', outcome.status === 'failed' ? `${outcome.error.message} ${JSON.stringify(outcome.error.data)} ${String((outcome.error as { cause?: unknown }).cause)}` : JSON.stringify(outcome));
-        const result = resultFromTaskOutcome(outcome) as { structuredContent?: Status; isError?: boolean };
-        assert.notEqual(result.isError, true);
-        assert.equal(result.structuredContent?.status, 'completed');
-        assert.deepEqual(resultProblems(result.structuredContent?.result, difficulty, blocks), []);
-        assert.equal(lastTask?.status, 'completed');
-        assert.equal(lastTask?.retentionMs, 24 * 3600 * 1000, 'ttlMs: the server keeps a 2026 task a day');
-        assert.equal(lastTask?.suggestedPollIntervalMs, 5000, 'pollIntervalMs: POLL_AFTER_SECONDS');
-    });
 
-    test('ext-tasks session: a task cancelled with tasks/cancel ends as cancelled, and the workflow stops', async () => {
-        const session = await taskSession('alice');
-        const execution = await session.callTool('start_mining', { difficulty: 30, blocks: 1 });
-        assert.equal(execution.kind, 'task');
-        const taskId = execution.handle?.taskId as string;
-        await execution.cancel();
-        const { outcome } = await execution.settle();
-        assert.equal(outcome.status, 'cancelled', JSON.stringify(outcome));
-        // The same workflow, seen by a 2025 client: failed, reason cancelled.
-        const old = await client2025();
-        const status = structured(await old.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } }));
-        assert.equal(status.status, 'failed');
-        assert.equal(status.reason, 'cancelled');
-    });
+        test(`[${fixture.job}] ext-tasks session: a task cancelled with tasks/cancel ends as cancelled, and the workflow stops`, async () => {
+            const session = await taskSession('alice');
+            const execution = await session.callTool(fixture.tools.start, fixture.long as Record<string, number>);
+            assert.equal(execution.kind, 'task');
+            const taskId = execution.handle?.taskId as string;
+            await execution.cancel();
+            const { outcome } = await execution.settle();
+            assert.equal(outcome.status, 'cancelled', JSON.stringify(outcome));
+            // The same workflow, seen by a 2025 client: failed, reason cancelled.
+            const old = await client2025();
+            const status = structured(await old.callTool({ name: fixture.tools.get, arguments: { workflow_id: taskId } }));
+            assert.equal(status.status, 'failed');
+            assert.equal(status.reason, 'cancelled');
+        });
+    }
 
     test("ext-tasks session: another tenant's task is not found (-32602), like an unknown one, and stays untouched", async () => {
         const alice = await taskSession('alice');

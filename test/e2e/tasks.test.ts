@@ -8,6 +8,7 @@ import { chainProblems, type Block } from '../support/chainCheck';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import { untilProcessIdle } from '../support/processIdle';
 import { until } from '../support/until';
+import { ALL_JOBS, JOB_FIXTURES } from '../support/jobFixtures';
 
 /**
  * The protocol features over real HTTP: the MCP SDK's client against the app on the local host, Durable
@@ -21,7 +22,7 @@ import { until } from '../support/until';
 interface Status {
     status: string;
     workflow_id: string;
-    result?: { difficulty: number; blocks: Block[]; total_attempts: number };
+    result?: { difficulty: number; blocks: Block[]; total_attempts: number } & Record<string, unknown>;
     truncated?: boolean;
     next?: string;
     reason?: string;
@@ -63,6 +64,7 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
             // Long chains of quick blocks: progress every fraction of a second for many seconds.
             MAX_BLOCKS: '64',
             WEBSITE_AUTH_ENABLED: 'True',
+            ...ALL_JOBS,
         }, { durable: backend });
         mcpUrl = app.mcpUrl;
     });
@@ -71,41 +73,56 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
         await app?.stop();
     });
 
-    test('callToolStream runs a mining task to completion by polling tasks/get, then tasks/result', async () => {
-        const client = await connect();
-        assert.deepEqual(client.getServerCapabilities()?.tasks, { cancel: {}, requests: { tools: { call: {} } } });
-        const seen: string[] = [];
-        let taskId: string | undefined;
-        let result: CallToolResult | undefined;
-        const stream = client.experimental.tasks.callToolStream(
-            { name: 'start_mining', arguments: { difficulty: 18, blocks: 3 } },
-            CallToolResultSchema,
-            { task: { ttl: 600_000 } }
-        );
-        for await (const message of stream) {
-            seen.push(message.type === 'taskStatus' ? `taskStatus:${message.task.status}` : message.type);
-            if (message.type === 'taskCreated') taskId = message.task.taskId;
-            if (message.type === 'result') result = message.result as CallToolResult;
-            if (message.type === 'error') assert.fail(message.error.message);
-        }
-        assert.equal(seen[0], 'taskCreated');
-        assert.deepEqual(seen.slice(-2), ['taskStatus:completed', 'result']);
-        assert.ok(taskId && result);
-        const status = statusOf(result);
-        // The task id is the workflow id: the same workflow answers the plain tools.
-        assert.equal(status.workflow_id, taskId);
-        assert.equal(status.status, 'completed');
-        assert.ok(status.result);
-        verifyChain(status.result.blocks, 18, 3);
+    for (const fixture of JOB_FIXTURES) {
+        const { start, get } = fixture.tools;
+        test(`[${fixture.job}] callToolStream runs a task to completion by polling tasks/get, then tasks/result`, async () => {
+            const client = await connect();
+            assert.deepEqual(client.getServerCapabilities()?.tasks, { cancel: {}, requests: { tools: { call: {} } } });
+            const seen: string[] = [];
+            let taskId: string | undefined;
+            let result: CallToolResult | undefined;
+            const stream = client.experimental.tasks.callToolStream({ name: start, arguments: fixture.task.args }, CallToolResultSchema, {
+                task: { ttl: 600_000 },
+            });
+            for await (const message of stream) {
+                seen.push(message.type === 'taskStatus' ? `taskStatus:${message.task.status}` : message.type);
+                if (message.type === 'taskCreated') taskId = message.task.taskId;
+                if (message.type === 'result') result = message.result as CallToolResult;
+                if (message.type === 'error') assert.fail(message.error.message);
+            }
+            assert.equal(seen[0], 'taskCreated');
+            assert.deepEqual(seen.slice(-2), ['taskStatus:completed', 'result']);
+            assert.ok(taskId && result);
+            const status = statusOf(result);
+            // The task id is the workflow id: the same workflow answers the plain tools.
+            assert.equal(status.workflow_id, taskId);
+            assert.equal(status.status, 'completed');
+            fixture.check(status.result, fixture.task.args);
 
-        const task = await client.experimental.tasks.getTask(taskId);
-        assert.equal(task.status, 'completed');
-        assert.equal(task.ttl, 600_000);
-        assert.equal(task.pollInterval, 1000);
-        assert.equal(task.statusMessage, 'Mined all 3 blocks');
-        const again = (await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: taskId } })) as CallToolResult;
-        // tasks/result also says what the run cost (blocks × 2^difficulty); get_mining_result does not.
-        assert.deepEqual({ ...statusOf(again), expected_attempts: 3 * 2 ** 18 }, status);
+            const task = await client.experimental.tasks.getTask(taskId);
+            assert.equal(task.status, 'completed');
+            assert.equal(task.ttl, 600_000);
+            assert.equal(task.pollInterval, 1000);
+            assert.equal(task.statusMessage, fixture.task.completedMessage);
+            const again = (await client.callTool({ name: get, arguments: { workflow_id: taskId } })) as CallToolResult;
+            // tasks/result also says what the run cost (mining: blocks × 2^difficulty); the get tool does not.
+            assert.deepEqual({ ...statusOf(again), ...fixture.cost(fixture.task.args) }, status);
+        });
+    }
+
+    test('tasks/list shows each workflow through its own job', async () => {
+        const carol = await connect('carol');
+        const started: Record<string, string> = {};
+        for (const fixture of JOB_FIXTURES) {
+            const answer = statusOf((await carol.callTool({ name: fixture.tools.start, arguments: fixture.inline })) as CallToolResult);
+            assert.equal(answer.status, 'completed', JSON.stringify(answer));
+            started[answer.workflow_id] = fixture.job;
+        }
+        const listed = (await carol.experimental.tasks.listTasks()).tasks;
+        const messages = Object.fromEntries(listed.map((task) => [task.taskId, task.statusMessage]));
+        for (const [id, job] of Object.entries(started)) {
+            assert.match(messages[id] ?? '', job === 'mining' ? /^Mined all 3 blocks$/ : /^Counted 78498 primes below 1000000$/, id);
+        }
     });
 
     test("tasks/list shows a caller only its own tasks, and another caller's task is unknown", async () => {
@@ -184,27 +201,29 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
         await assert.rejects(stranger.readResource({ uri: link.uri }), (error: unknown) => error instanceof McpError && /not found/.test(error.message));
     });
 
-    test('cancelTask ends the orchestration: the task is cancelled and the workflow failed/cancelled', async () => {
-        const client = await connect();
-        let taskId: string | undefined;
-        for await (const message of client.experimental.tasks.callToolStream({ name: 'start_mining', arguments: { difficulty: 32, blocks: 4 } })) {
-            if (message.type === 'taskCreated') {
-                taskId = message.task.taskId;
-                break;
+    for (const fixture of JOB_FIXTURES) {
+        test(`[${fixture.job}] cancelTask ends the orchestration: the task is cancelled and the workflow failed/cancelled`, async () => {
+            const client = await connect();
+            let taskId: string | undefined;
+            for await (const message of client.experimental.tasks.callToolStream({ name: fixture.tools.start, arguments: fixture.long })) {
+                if (message.type === 'taskCreated') {
+                    taskId = message.task.taskId;
+                    break;
+                }
             }
-        }
-        assert.ok(taskId);
-        const id = taskId;
-        // The end shows within tasks/cancel's short wait on an idle machine; on a busy one the answer may
-        // still say working, and tasks/get then sees the end.
-        const answered = await client.experimental.tasks.cancelTask(id);
-        assert.ok(answered.status === 'cancelled' || answered.status === 'working', answered.status);
-        await until(async () => (await client.experimental.tasks.getTask(id)).status === 'cancelled', `${id} shows as cancelled`, 60_000, 250);
-        const status = statusOf((await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: id } })) as CallToolResult);
-        assert.deepEqual([status.status, status.reason], ['failed', 'cancelled']);
-        await assert.rejects(client.experimental.tasks.cancelTask(id), /terminal status/);
-        // Terminate does not stop the running activity at once (MineBlock notices the end within seconds):
-        // wait for the host to go idle, so that the tests after this one do not share the CPUs with it.
-        await untilProcessIdle(app.host.pid, 'the host after tasks/cancel');
-    });
+            assert.ok(taskId);
+            const id = taskId;
+            // The end shows within tasks/cancel's short wait on an idle machine; on a busy one the answer may
+            // still say working, and tasks/get then sees the end.
+            const answered = await client.experimental.tasks.cancelTask(id);
+            assert.ok(answered.status === 'cancelled' || answered.status === 'working', answered.status);
+            await until(async () => (await client.experimental.tasks.getTask(id)).status === 'cancelled', `${id} shows as cancelled`, 60_000, 250);
+            const status = statusOf((await client.callTool({ name: fixture.tools.get, arguments: { workflow_id: id } })) as CallToolResult);
+            assert.deepEqual([status.status, status.reason], ['failed', 'cancelled']);
+            await assert.rejects(client.experimental.tasks.cancelTask(id), /terminal status/);
+            // Terminate does not stop a running activity at once (it notices the end within seconds, or ends its
+            // segment): wait for the host to go idle, so that the tests after this one do not share the CPUs with it.
+            await untilProcessIdle(app.host.pid, 'the host after tasks/cancel');
+        });
+    }
 });

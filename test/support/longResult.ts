@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MiningResult } from '../../src/orchestration/contracts';
+import type { MiningResult } from '../../src/jobs/mining/contracts';
 
 /**
  * A well-formed chain of `n` blocks, for answers that must be cut to MAX_RESULT_CHARS (the output schema

@@ -33,6 +33,7 @@ describe('configuration', () => {
             'ALLOWED_ORIGINS',
             'CHAIN_LENGTH',
             'DEFAULT_DIFFICULTY',
+            'ENABLED_JOBS',
             'MAX_ACTIVE_WORKFLOWS',
             'MAX_ACTIVE_WORKFLOWS_TOTAL',
             'MAX_BLOCKS',
@@ -68,7 +69,17 @@ describe('configuration', () => {
             maxStartsPerMinute: 30,
             maxWork: 2 ** 34,
             allowedOrigins: [],
+            enabledJobs: ['mining'],
         });
+    });
+
+    it('ENABLED_JOBS: a comma list of known jobs, mining alone by default; an unknown job stops the app', () => {
+        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: ' ' }).enabledJobs, ['mining']);
+        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: 'count_primes, mining,count_primes' }).enabledJobs, ['count_primes', 'mining']);
+        assert.throws(
+            () => parseConfig({ ...BASE, ENABLED_JOBS: 'mining,sorting' }),
+            /ENABLED_JOBS must list jobs from mining, count_primes, separated by commas \(got "mining,sorting"\)/
+        );
     });
 
     it('names the setting and the problem for a bad value', () => {

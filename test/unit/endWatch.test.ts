@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { watchForEnd } from '../../src/orchestration/endWatch';
+import { watchForEnd } from '../../src/jobs/endWatch';
 
 /** The watch's timers are unref'd on purpose, so a test must keep the process alive while it waits. */
 async function whileAlive<T>(waiting: Promise<T>): Promise<T> {

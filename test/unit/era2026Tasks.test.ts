@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, type Config } from '../../src/config';
-import { serveByEra } from '../../src/mcp/era2026/eraRouter';
-import { serveModernRequest } from '../../src/mcp/era2026/modernEndpoint';
-import { buildModernServer, TASK_TTL_MS } from '../../src/mcp/era2026/modernServer';
+import { serveByEra } from '../../src/mcp/http/eraRouter';
+import { serveModernRequest } from '../../src/mcp/era2026/endpoint';
+import { buildModernServer, TASK_TTL_MS } from '../../src/mcp/era2026/server';
 import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { keyedWorkflowId } from '../../src/workflow/ids';

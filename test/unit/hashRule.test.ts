@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { GENESIS, blockDigest, blockHash, blockPreimage, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
+import { GENESIS, blockDigest, blockHash, blockPreimage, leadingZeroBits, meetsDifficulty } from '../../src/jobs/mining/hashRule';
 
 /** The rule recomputed here from the words of docs/contract.md ("The hashing rule"), independently of src/. */
 function sha256Hex(text: string): string {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
-import { MidstateScanner, firstWordMask } from '../../src/mining/midstateScan';
-import { scanRange, scanRangeNodeCrypto } from '../../src/mining/scan';
-import { IV, compress } from '../../src/mining/sha256';
-import { kernelModuleBytes } from '../../src/mining/sha256Wasm';
-import { sleb, uleb } from '../../src/mining/wasmAssembler';
+import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/jobs/mining/hashRule';
+import { MidstateScanner, firstWordMask } from '../../src/jobs/mining/midstateScan';
+import { scanRange, scanRangeNodeCrypto } from '../../src/jobs/mining/scan';
+import { IV, compress } from '../../src/jobs/mining/sha256';
+import { kernelModuleBytes } from '../../src/jobs/mining/sha256Wasm';
+import { sleb, uleb } from '../../src/jobs/mining/wasmAssembler';
 
 const HEX = '00000f0ae069f928c3308babadb0794eba48e7c26e4b16428bb7af9be5c2ab50';
 /** Prefixes whose digits start in the first block, right at its end, across it, whose last block is too long for one compression, and one longer than the scanner's buffer. */

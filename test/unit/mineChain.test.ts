@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
-import { GENESIS, blockHash, meetsDifficulty, blockDigest } from '../../src/mining/hashRule';
-import { findNonceSerial, scanRange } from '../../src/mining/scan';
-import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/orchestration/contracts';
-import { mineBlockActivity, type RangeSearch } from '../../src/orchestration/mineBlockActivity';
-import { mineChainOrchestrator } from '../../src/orchestration/mineChainOrchestrator';
+import { GENESIS, blockHash, meetsDifficulty, blockDigest } from '../../src/jobs/mining/hashRule';
+import { findNonceSerial, scanRange } from '../../src/jobs/mining/scan';
+import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/jobs/mining/contracts';
+import { mineBlockActivity, type RangeSearch } from '../../src/jobs/mining/mineBlockActivity';
+import { mineChainOrchestrator } from '../../src/jobs/mining/mineChainOrchestrator';
 
 interface ScheduledCall {
     name: string;

@@ -11,10 +11,15 @@ import { findReplayHazards, replayProgram } from '../support/replaySafety';
  */
 
 const root = resolve(__dirname, '..', '..', '..');
-/** Every registration file of the app, so an orchestrator added anywhere in src/functions is checked too. */
-const APP_ENTRIES = readdirSync(resolve(root, 'src', 'functions'))
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => `src/functions/${name}`);
+/** Every registration file of the app, so an orchestrator added in src/functions or in a job's functions.ts is checked too. */
+const APP_ENTRIES = [
+    ...readdirSync(resolve(root, 'src', 'functions'))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => `src/functions/${name}`),
+    ...readdirSync(resolve(root, 'src', 'jobs'), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `src/jobs/${entry.name}/functions.ts`),
+];
 const BAD = 'test/fixtures/replay-hazards/badOrchestrator.ts';
 const GOOD = 'test/fixtures/replay-hazards/goodOrchestrator.ts';
 /** One program for every check here: building it is most of the time. */
@@ -23,8 +28,8 @@ const program = replayProgram(root, [...APP_ENTRIES, BAD, GOOD]);
 describe('replay safety of orchestrator code', () => {
     it('the app\'s orchestrators use nothing but the Durable context', () => {
         const { hazards, orchestrations } = findReplayHazards({ root, entryFiles: APP_ENTRIES, sourceDirs: ['src'], program });
-        assert.ok(APP_ENTRIES.includes('src/functions/mineChain.ts'));
-        assert.deepEqual(orchestrations, ['MINE_CHAIN']);
+        assert.ok(APP_ENTRIES.includes('src/jobs/mining/functions.ts') && APP_ENTRIES.includes('src/jobs/primes/functions.ts'));
+        assert.deepEqual([...orchestrations].sort(), ['COUNT_PRIMES', 'MINE_CHAIN']);
         assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}: ${h.reason}`).join('\n'));
     });
 

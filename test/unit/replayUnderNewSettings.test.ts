@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
-import { GENESIS, blockHash } from '../../src/mining/hashRule';
-import { findNonceSerial } from '../../src/mining/scan';
+import { GENESIS, blockHash } from '../../src/jobs/mining/hashRule';
+import { findNonceSerial } from '../../src/jobs/mining/scan';
 import { parseConfig } from '../../src/config';
-import { DIFFICULTY_LIMIT, LEGACY_RANGE_SIZE, MINE_BLOCK, type Block, type MineBlockInput } from '../../src/orchestration/contracts';
-import { mineBlockActivity } from '../../src/orchestration/mineBlockActivity';
-import { mineChainOrchestrator } from '../../src/orchestration/mineChainOrchestrator';
+import { DIFFICULTY_LIMIT, LEGACY_RANGE_SIZE, MINE_BLOCK, type Block, type MineBlockInput } from '../../src/jobs/mining/contracts';
+import { mineBlockActivity } from '../../src/jobs/mining/mineBlockActivity';
+import { mineChainOrchestrator } from '../../src/jobs/mining/mineChainOrchestrator';
 
 /**
  * A workflow started under one deployment replays under the next, whatever its settings say: what the
@@ -47,7 +47,7 @@ function replay(input: unknown, history: Array<{ call: Call; answer: unknown }>)
         setCustomStatus: () => undefined,
         callActivityWithRetry: (name: string, _retry: unknown, activityInput: unknown): Call => ({ name, input: activityInput }),
     };
-    // The registered form: no arguments, as src/functions/mineChain.ts registers it.
+    // The registered form: no arguments, as src/jobs/mining/functions.ts registers it.
     const generator = mineChainOrchestrator()({ df } as unknown as OrchestrationContext);
     let step = generator.next();
     for (const event of history) {
@@ -62,7 +62,7 @@ function replay(input: unknown, history: Array<{ call: Call; answer: unknown }>)
 
 describe('replay of an old history under new settings', () => {
     it('reads no setting where the orchestration and the activity are registered', () => {
-        for (const file of ['src/functions/mineChain.ts', 'src/functions/mineBlock.ts']) {
+        for (const file of ['src/jobs/mining/functions.ts']) {
             const source = readFileSync(join(ROOT, file), 'utf8');
             assert.doesNotMatch(source, /getConfig|process\.env/, `${file} reads settings: a redeploy could change the replay of running workflows`);
         }

@@ -5,7 +5,7 @@ import { parseConfig } from '../../src/config';
 import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/http/requestLimits';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { serveByEra } from '../../src/mcp/era2026/eraRouter';
+import { serveByEra } from '../../src/mcp/http/eraRouter';
 import { until } from '../support/until';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';

@@ -4,10 +4,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { anyStatusSchema } from '../../src/mcp/outputSchemas';
-import { truncateStatus } from '../../src/mcp/truncate';
-import type { MiningResult } from '../../src/orchestration/contracts';
-import type { CompletedStatus } from '../../src/mcp/statusObjects';
+import * as outputSchemas from '../../src/mcp/outputSchemas';
+import * as truncate from '../../src/mcp/truncate';
+import { MINING } from '../../src/jobs/mining/job';
+import type { MiningResult } from '../../src/jobs/mining/contracts';
+import type { CompletedStatus, JobStatus } from '../../src/mcp/statusObjects';
+
+type MinedStatus = Exclude<JobStatus, CompletedStatus> | (CompletedStatus & { result: MiningResult });
+const truncateStatus = (status: JobStatus, maxChars: number) => truncate.truncateStatus(MINING, status, maxChars) as MinedStatus;
+const anyStatusSchema = outputSchemas.anyStatusSchema(MINING);
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
@@ -48,7 +53,7 @@ function completedWith(backend: MemoryBackend, id: string, result: MiningResult)
 }
 
 describe('truncateStatus', () => {
-    const status: CompletedStatus = { status: 'completed', workflow_id: 'shared-x', result: longResult(16) };
+    const status: CompletedStatus & { result: MiningResult } = { status: 'completed', workflow_id: 'shared-x', result: longResult(16) };
 
     it('leaves a status that fits, and anything not completed, as it is', () => {
         assert.equal(truncateStatus(status, 1_000_000), status);

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import type { MiningResult } from '../../src/orchestration/contracts';
+import type { MiningResult } from '../../src/jobs/mining/contracts';
 import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 import { longResult } from '../support/longResult';

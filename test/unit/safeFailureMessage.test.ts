@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { safeFailureMessage } from '../../src/mcp/failureMessage';
+import * as failureMessage from '../../src/mcp/failureMessage';
+import { MINING } from '../../src/jobs/mining/job';
+
+const safeFailureMessage = (output: unknown) => failureMessage.safeFailureMessage(output, MINING.failedFallback);
 
 /** A failed workflow's `error` is shown to users: what the host stored must not leak internals through it. */
 describe('safeFailureMessage', () => {
@@ -13,7 +16,7 @@ describe('safeFailureMessage', () => {
     it('replaces URLs, file paths and code locations with placeholders', () => {
         const cases: [string, string][] = [
             [
-                "Activity function 'MineBlock' failed: ENOENT: no such file or directory, open '/home/site/wwwroot/dist/src/mining/searchWorker.js'",
+                "Activity function 'MineBlock' failed: ENOENT: no such file or directory, open '/home/site/wwwroot/dist/src/jobs/mining/searchWorker.js'",
                 "ENOENT: no such file or directory, open '<path>'",
             ],
             [

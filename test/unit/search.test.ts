@@ -4,9 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/mining/hashRule';
-import { findNonceSerial, scanRange } from '../../src/mining/scan';
-import { SearchAbortedError, SearchPool } from '../../src/mining/search';
+import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/jobs/mining/hashRule';
+import { findNonceSerial, scanRange } from '../../src/jobs/mining/scan';
+import { SearchAbortedError, SearchPool } from '../../src/jobs/mining/search';
 
 /** The smallest nonce by brute force with the plain rule. */
 function bruteForce(index: number, prev: string, difficulty: number): number {
@@ -162,7 +162,7 @@ describe('SearchPool (parallel search)', () => {
         // The worker protocol over the real kernel, crashing the thread on difficulty 5 only.
         const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
         const flaky = join(dir, 'flaky.js');
-        const scan = require.resolve('../../src/mining/scan');
+        const scan = require.resolve('../../src/jobs/mining/scan');
         writeFileSync(
             flaky,
             `const { scanRange } = require(${JSON.stringify(scan)});\n` +
@@ -189,7 +189,7 @@ describe('SearchPool (parallel search)', () => {
     });
 
     it('never keeps a process alive once its searches are done', () => {
-        const searchModule = require.resolve('../../src/mining/search');
+        const searchModule = require.resolve('../../src/jobs/mining/search');
         const script = `require(${JSON.stringify(searchModule)}).searchNonceRange({ index: 0, previousHash: 'GENESIS', difficulty: 10, start: 0, end: 1e6 }).then((r) => console.log(r.nonce));`;
         const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
         assert.equal(child.signal, null, 'the process had to be killed: a worker kept it alive');

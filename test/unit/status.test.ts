@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RESULT } from './helpers/fakes';
-import { notFound, toWorkflowStatus } from '../../src/mcp/statusObjects';
-import { MAX_ERROR_LENGTH, safeFailureMessage } from '../../src/mcp/failureMessage';
+import * as statusObjects from '../../src/mcp/statusObjects';
+import * as failureMessage from '../../src/mcp/failureMessage';
+import { MINING } from '../../src/jobs/mining/job';
 import { CANCEL_REASON, isTerminal, type DurableStatusLike } from '../../src/workflow/durableStatus';
+
+const { MAX_ERROR_LENGTH } = failureMessage;
+const safeFailureMessage = (output: unknown) => failureMessage.safeFailureMessage(output, MINING.failedFallback);
+const notFound = (id: string) => statusObjects.notFound(MINING, id);
+/** The mining job's mapping; `blocksTotal` is the chain length a start planned. */
+const toWorkflowStatus = (id: string, status: DurableStatusLike, options: { pollAfterSeconds: number; blocksTotal?: number }) =>
+    statusObjects.toWorkflowStatus(MINING, id, status, {
+        pollAfterSeconds: options.pollAfterSeconds,
+        ...(options.blocksTotal === undefined ? {} : { initialProgress: { blocks_done: 0, blocks_total: options.blocksTotal } }),
+    });
 
 const ID = 'abc-123';
 const OPTIONS = { pollAfterSeconds: 5 };

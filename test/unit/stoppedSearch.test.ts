@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { SearchAbortedError } from '../../src/mining/search';
+import { SearchAbortedError } from '../../src/jobs/mining/search';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
-import { watchForEnd } from '../../src/orchestration/endWatch';
-import { mineBlockActivity } from '../../src/orchestration/mineBlockActivity';
-import { GENESIS } from '../../src/mining/hashRule';
+import { watchForEnd } from '../../src/jobs/endWatch';
+import { mineBlockActivity } from '../../src/jobs/mining/mineBlockActivity';
+import { GENESIS } from '../../src/jobs/mining/hashRule';
 
 /** The small leaks: a search whose workflow was purged stops, and a stopped search is no failure. */
 

@@ -1,4 +1,4 @@
-import { NONCE_RANGE_SIZE } from '../../src/orchestration/contracts';
+import { NONCE_RANGE_SIZE } from '../../src/jobs/mining/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,7 +6,9 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolRe
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SECOND_LOOK_MS } from '../../src/workflow/startOrFind';
-import { CANCEL_REASON, type DurableStatusLike } from '../../src/workflow/durableStatus';
+import { cancelReason, type DurableStatusLike } from '../../src/workflow/durableStatus';
+
+const CANCEL_REASON = cancelReason('cancel_mining');
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
@@ -174,7 +176,7 @@ describe('MCP Tasks: tasks/get and tasks/result from the Durable status', () => 
         };
         assert.deepEqual(await summary(done), ['completed', 'Mined all 1 blocks']);
         assert.deepEqual(await summary(broken), ['completed', 'difficulty must be at most 64']);
-        assert.deepEqual(await summary(cancelled), ['cancelled', 'The workflow was cancelled (cancel_mining or tasks/cancel) before it finished.']);
+        assert.deepEqual(await summary(cancelled), ['cancelled', 'The workflow was cancelled before it finished.']);
         assert.deepEqual(await summary(stopped), ['cancelled', 'The workflow was terminated before it finished.']);
 
         const ok = (await tasks.getTaskResult(done, CallToolResultSchema)) as CallToolResult;

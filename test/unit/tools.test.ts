@@ -1,4 +1,4 @@
-import { NONCE_RANGE_SIZE } from '../../src/orchestration/contracts';
+import { NONCE_RANGE_SIZE } from '../../src/jobs/mining/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -363,7 +363,7 @@ describe('get_mining_result', () => {
     it('rejects an absurdly long id as an argument error naming workflow_id and its bound', async () => {
         const { call } = await connect(new FakeDurableClient(() => state('Running')));
         assert.match(errorText(await call('get_mining_result', { workflow_id: 'x'.repeat(1001) })), /workflow_id must be at most 1000 characters/);
-        assert.match(errorText(await call('get_mining_result', {})), /workflow_id must be a string/);
+        assert.match(errorText(await call('get_mining_result', {})), /workflow_id is required/);
         assert.match(errorText(await call('get_mining_result', { workflow_id: 'shared-a', extra: 1 })), /extra/);
         assert.match(errorText(await call('cancel_mining', { workflow_id: 'shared-a', extra: 1 })), /extra/);
     });

@@ -5,9 +5,8 @@ import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotoc
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, COUNT_MAX_PAGES } from '../../src/workflow/workCaps';
-import { checkWork } from '../../src/mcp/tools/startMining';
-import { COUNT_FAILED, COUNT_UNSUPPORTED, refusalText } from '../../src/mcp/refusalText';
-import { expectedAttempts } from '../../src/workflow/durableStatus';
+import { countFailedText, countUnsupportedText } from '../../src/mcp/refusalText';
+import { expectedAttempts, MINING, overWorkText } from '../../src/jobs/mining/job';
 import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowClient';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
@@ -18,8 +17,7 @@ import { MemoryBackend } from './helpers/memoryBackend';
 
 /** The refusal text of a call over MAX_WORK, as start_mining says it (undefined when it fits). */
 const workCapError = (blocks: number, difficulty: number, maxWork: number) => {
-    const refusal = checkWork(blocks, difficulty, maxWork);
-    return refusal === undefined ? undefined : refusalText(refusal);
+    return expectedAttempts(blocks, difficulty) <= maxWork ? undefined : overWorkText(blocks, difficulty, maxWork);
 };
 import { connectInMemory } from './helpers/inMemoryClient';
 
@@ -143,7 +141,7 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
             throw new DurableHttpError('list query', 503);
         };
         const a = await connect(failing, ALICE);
-        assert.equal(text(await a.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.equal(text(await a.call({ difficulty: 4, blocks: 1 })), countFailedText(MINING));
         assert.equal(failing.count('startNew'), 0);
 
         const endless = new MemoryBackend();
@@ -153,7 +151,7 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
             return { instances: [], continuationToken: `${Number(query.continuationToken ?? 0) + 1}` };
         };
         const b = await connect(endless, ALICE);
-        assert.equal(text(await b.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.equal(text(await b.call({ difficulty: 4, blocks: 1 })), countFailedText(MINING));
         assert.equal(pages, COUNT_MAX_PAGES);
         assert.equal(endless.count('startNew'), 0);
     });
@@ -254,7 +252,7 @@ describe('a count the backend cannot answer', () => {
         const alice = await connect(backend, ALICE);
         const refused = await alice.call({ difficulty: 4, blocks: 1 });
         assert.equal(refused.isError, true);
-        assert.equal(text(refused), COUNT_UNSUPPORTED);
+        assert.equal(text(refused), countUnsupportedText(MINING));
         assert.equal(backend.count('startNew'), 0);
         const logged = alice.log.lines.filter((line) => line[0] === 'error').map((line) => line.map(String).join(' ')).join('\n');
         assert.match(logged, /refused the list query that counting running workflows/);
@@ -267,7 +265,7 @@ describe('a count the backend cannot answer', () => {
             throw new DurableHttpError('list query', 503);
         };
         const alice = await connect(backend, ALICE);
-        assert.equal(text(await alice.call({ difficulty: 4, blocks: 1 })), COUNT_FAILED);
+        assert.equal(text(await alice.call({ difficulty: 4, blocks: 1 })), countFailedText(MINING));
         assert.match(alice.log.lines.filter((line) => line[0] === 'error').map((line) => line.map(String).join(' ')).join('\n'), /counting running workflows failed/);
     });
 });

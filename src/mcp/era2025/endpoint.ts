@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from '../deps';
 import { errorsSaidOnce } from './errorsSaidOnce';
-import { checkMessage } from '../http/messageChecks';
+import { checkMessage } from './messageChecks';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../http/requestLimits';
 import { bodyTooLarge, internalError, JSON_HEADERS, jsonRpcError, methodNotAllowed, nestedTooDeep } from '../http/errorResponses';
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolExtra } from './progress';
+import type { ToolExtra } from './toolExtra';
 
 /**
  * The protocol version a request was made under, and what that version allows in a tool result.
@@ -12,10 +12,10 @@ import type { ToolExtra } from './progress';
  */
 
 /** The version a request without an MCP-Protocol-Version header is taken to speak. */
-export const HEADERLESS_PROTOCOL_VERSION = '2025-03-26';
+const HEADERLESS_PROTOCOL_VERSION = '2025-03-26';
 
 /** The first protocol version with `resource_link` content items. */
-export const RESOURCE_LINKS_SINCE = '2025-06-18';
+const RESOURCE_LINKS_SINCE = '2025-06-18';
 
 /** The request's protocol version, or undefined when it came over a transport without HTTP headers. */
 export function requestProtocolVersion(extra: Pick<ToolExtra, 'requestInfo'>): string | undefined {

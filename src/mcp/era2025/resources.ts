@@ -2,14 +2,13 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { WORKFLOW_URI_TEMPLATE } from '../workflowLink';
-import { readWorkflowResource } from '../workflowResource';
+import { workflowUriTemplate } from '../workflowLink';
+import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
 
 /**
- * The workflow resource: `mining://workflows/{workflow_id}` reads as the status JSON that
- * get_mining_result gives, never truncated, so a client can fetch a whole result that a tool answer
- * had to cut. Not listed (resources/list stays empty): a client reaches it through the resource_link
- * in tool answers, and listing would need a caller that can be told apart from others.
+ * Each job's workflow resource, `{scheme}://workflows/{workflow_id}` (../workflowResource.ts). Not listed
+ * (resources/list stays empty): a client reaches it through the resource_link in tool answers, and listing
+ * would need a caller that can be told apart from others.
  */
 
 /** As the SDK answers a URI that no resource matches: another tenant's workflow looks exactly like an unknown one. */
@@ -22,19 +21,13 @@ const RESOURCE_ERRORS = {
     unavailable: () => new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE),
 };
 
-/** How the resource template is listed, for both eras' servers. */
-export const WORKFLOW_RESOURCE_NAME = 'mining-workflow';
-export const WORKFLOW_RESOURCE_METADATA = {
-    title: 'Mining workflow status',
-    description: 'The status JSON of one mining workflow (as get_mining_result reports it), with the whole result.',
-    mimeType: 'application/json',
-};
-
-export function registerWorkflowResource(server: McpServer, deps: ToolDeps): void {
-    server.registerResource(
-        WORKFLOW_RESOURCE_NAME,
-        new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
-        WORKFLOW_RESOURCE_METADATA,
-        (uri, variables) => readWorkflowResource(deps, uri, variables.workflow_id, RESOURCE_ERRORS)
-    );
+export function registerWorkflowResources(server: McpServer, deps: ToolDeps): void {
+    for (const job of deps.jobs) {
+        server.registerResource(
+            job.resource.name,
+            new ResourceTemplate(workflowUriTemplate(job), { list: undefined }),
+            workflowResourceMetadata(job),
+            (uri, variables) => readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS)
+        );
+    }
 }

@@ -2,7 +2,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server
 import { getParseErrorMessage, safeParseAsync } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { CallToolRequestSchema, ErrorCode, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolExtra } from './progress';
+import type { ToolExtra } from './toolExtra';
 import { resultForClient } from './protocolVersion';
 import { errorCode, rpcError, withoutRepeatedPrefix } from './rpcError';
 import { toolError } from '../toolResults';
@@ -13,7 +13,7 @@ import { toolError } from '../toolResults';
  * the handler each RegisteredTool carries, and differs from McpServer's own in what the 2025 spec asks:
  *
  * - an unknown tool is a JSON-RPC error (-32602), not an isError result;
- * - a plain call of a task tool runs that tool's own plain handler (start_mining's budgeted wait)
+ * - a plain call of a task tool runs that tool's own plain handler (a start tool's budgeted wait)
  *   instead of SDK 1.32's automatic task polling, which waits without a bound;
  * - a task-augmented call that cannot create a task (invalid arguments, a reused key, a bad ttl, a cap's
  *   refusal, a tool without task support) is a JSON-RPC error with the tool's own message, where SDK 1.32
@@ -55,11 +55,21 @@ function messageOf(error: unknown): string {
     return withoutRepeatedPrefix(error instanceof Error ? error.message : String(error));
 }
 
-async function parseArguments(name: string, tool: RegisteredTool, args: unknown): Promise<{ args: unknown } | { error: string }> {
+async function parseArguments(tool: RegisteredTool, args: unknown): Promise<{ args: unknown } | { error: string }> {
     if (tool.inputSchema === undefined) return { args: undefined };
     const parsed = await safeParseAsync(tool.inputSchema, args ?? {});
     if (parsed.success) return { args: parsed.data };
-    return { error: `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}` };
+    return { error: argumentErrors(parsed.error) };
+}
+
+/**
+ * The arguments' own messages, each said once: every one names its argument and bound, so the model reads
+ * just that (the SDK's text prefixes the tool and appends " at <path>", which repeats the argument).
+ */
+function argumentErrors(error: unknown): string {
+    const issues = typeof error === 'object' && error !== null && 'issues' in error ? (error as { issues: unknown }).issues : undefined;
+    const messages = Array.isArray(issues) ? issues.map((issue) => (issue as { message?: unknown }).message).filter((m) => typeof m === 'string') : [];
+    return messages.length > 0 ? [...new Set(messages)].join('; ') : getParseErrorMessage(error);
 }
 
 /** McpServer's output rule: a result that is not an error carries structuredContent that fits the outputSchema. */
@@ -74,7 +84,7 @@ async function outputError(name: string, tool: RegisteredTool, result: CallToolR
 }
 
 async function plainCall(name: string, tool: CallableTool, plain: ToolCallback, rawArgs: unknown, extra: ToolExtra): Promise<CallToolResult> {
-    const parsed = await parseArguments(name, tool.registered, rawArgs);
+    const parsed = await parseArguments(tool.registered, rawArgs);
     if ('error' in parsed) return toolError(parsed.error) as CallToolResult;
     let result: CallToolResult;
     try {
@@ -87,7 +97,7 @@ async function plainCall(name: string, tool: CallableTool, plain: ToolCallback, 
 }
 
 async function taskCall(name: string, tool: CallableTool, createTask: CreateTask, rawArgs: unknown, extra: ToolExtra): Promise<CreateTaskResult> {
-    const parsed = await parseArguments(name, tool.registered, rawArgs);
+    const parsed = await parseArguments(tool.registered, rawArgs);
     if ('error' in parsed) throw rpcError(ErrorCode.InvalidParams, parsed.error);
     const { taskStore } = extra;
     if (taskStore === undefined) throw rpcError(ErrorCode.InternalError, `Tool ${name} cannot create tasks on this server`);

@@ -1,10 +1,11 @@
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { toTask, toTaskResult, type TaskMappingOptions } from '../era2025/tasks/taskMapping';
+import { toTask, toTaskResult, type TaskMappingOptions } from '../taskModel';
+import type { JobDefinition } from '../../jobs/job';
 import type { DurableStatusLike } from '../../workflow/durableStatus';
 
 /**
- * A MineChain orchestration as a task of the 2026-07-28 Tasks extension. The mapping of statuses is the
- * one the 2025-11-25 tasks use (../era2025/tasks/taskMapping.ts: a failed workflow is a completed task whose
+ * A job's orchestration as a task of the 2026-07-28 Tasks extension. The mapping of statuses is the
+ * one the 2025-11-25 tasks use (../taskModel.ts: a failed workflow is a completed task whose
  * result says isError, an ended-from-outside one is cancelled); only the field names and the inlined
  * result differ. Pure.
  */
@@ -36,8 +37,8 @@ export function taskFieldsOf(task: Task): TaskFields {
 export type DetailedTask = TaskFields & { result?: CallToolResult & { resultType: 'complete' } };
 
 /** What tasks/get answers: the task, and once completed the tool's result inlined (bounded, with its resource link). */
-export function detailedTaskOf(workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): DetailedTask {
-    const fields = taskFieldsOf(toTask(workflowId, durable, options));
+export function detailedTaskOf(job: JobDefinition, workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): DetailedTask {
+    const fields = taskFieldsOf(toTask(job, workflowId, durable, options));
     if (fields.status !== 'completed') return fields;
-    return { ...fields, result: { resultType: 'complete', ...toTaskResult(workflowId, durable, options) } };
+    return { ...fields, result: { resultType: 'complete', ...toTaskResult(job, workflowId, durable, options) } };
 }

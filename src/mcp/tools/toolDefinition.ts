@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { ToolResult } from '../toolResults';
-import type { Progress } from '../../orchestration/contracts';
+import type { JobProgress } from '../../jobs/job';
 
 /**
  * A tool as both protocol eras serve it: its contract (name, schemas, annotations, description) beside
- * its handler. Each era's server registers these (era2025/server.ts and era2026/modernServer.ts), so a change to a tool is
+ * its handler. Each era's server registers these (era2025/server.ts and era2026/server.ts), so a change to a tool is
  * made once.
  */
 
@@ -21,7 +21,7 @@ export interface ToolCall {
     /** Aborted when the request is (when the transport can tell). */
     signal?: AbortSignal;
     /** Sends a progress notification, when the client asked for them. */
-    reportProgress?: (progress: Progress) => void;
+    reportProgress?: (progress: JobProgress) => void;
 }
 
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { anyStatusSchema } from '../outputSchemas';
 import type { ToolDefinition } from './toolDefinition';
+import type { JobDefinition } from '../../jobs/job';
 import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
 
 /**
@@ -8,21 +9,38 @@ import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
  * (too long for an id, odd characters) is answered not_found, which tells the model what to do;
  * only absurd input is an argument error.
  */
-export const WORKFLOW_ID_ARGUMENT_MAX = 1000;
+const WORKFLOW_ID_ARGUMENT_MAX = 1000;
 
-/** Strict: an argument the tool does not know is an error, not silently dropped. */
-export const workflowIdInput = z.strictObject({
-    workflow_id: z
-        .string({ error: 'workflow_id must be a string' })
-        .max(WORKFLOW_ID_ARGUMENT_MAX, { error: `workflow_id must be at most ${WORKFLOW_ID_ARGUMENT_MAX} characters` })
-        .describe(
-            `The workflow_id that start_mining returned, exactly as given (at most ${WORKFLOW_ID_MAX_LENGTH} letters, digits and hyphens).`
-        ),
-});
+function buildWorkflowIdInput(job: JobDefinition) {
+    // Strict: an argument the tool does not know is an error, not silently dropped.
+    return z.strictObject({
+        workflow_id: z
+            .string({ error: (issue) => (issue.input === undefined ? 'workflow_id is required' : 'workflow_id must be a string') })
+            .max(WORKFLOW_ID_ARGUMENT_MAX, { error: `workflow_id must be at most ${WORKFLOW_ID_ARGUMENT_MAX} characters` })
+            .describe(
+                `The workflow_id that ${job.tools.start.name} returned, exactly as given (at most ${WORKFLOW_ID_MAX_LENGTH} letters, digits and hyphens).`
+            ),
+    });
+}
 
-/** A tool that takes one workflow_id and answers that workflow's status (get_mining_result, cancel_mining). */
+export type WorkflowIdInput = ReturnType<typeof buildWorkflowIdInput>;
+
+const inputs = new WeakMap<JobDefinition, WorkflowIdInput>();
+
+/** The input of a job's tools that take one workflow_id (built once per job). */
+export function workflowIdInput(job: JobDefinition): WorkflowIdInput {
+    let schema = inputs.get(job);
+    if (schema === undefined) {
+        schema = buildWorkflowIdInput(job);
+        inputs.set(job, schema);
+    }
+    return schema;
+}
+
+/** A tool that takes one workflow_id and answers that workflow's status (a job's get and cancel tools). */
 export function workflowIdTool(
-    tool: Omit<ToolDefinition<typeof workflowIdInput>, 'inputSchema' | 'outputSchema'>
-): ToolDefinition<typeof workflowIdInput> {
-    return { ...tool, inputSchema: workflowIdInput, outputSchema: anyStatusSchema };
+    job: JobDefinition,
+    tool: Omit<ToolDefinition<WorkflowIdInput>, 'inputSchema' | 'outputSchema'>
+): ToolDefinition<WorkflowIdInput> {
+    return { ...tool, inputSchema: workflowIdInput(job), outputSchema: anyStatusSchema(job) };
 }

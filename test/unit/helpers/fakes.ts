@@ -2,7 +2,7 @@ import type { Clock } from '../../../src/workflow/budgetedWait';
 import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/workflow/workflowClient';
 import { DurableHttpError } from '../../../src/workflow/durableHttpError';
 import type { DurableStatusLike } from '../../../src/workflow/durableStatus';
-import type { MiningResult } from '../../../src/orchestration/contracts';
+import type { MiningResult } from '../../../src/jobs/mining/contracts';
 
 /**
  * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its

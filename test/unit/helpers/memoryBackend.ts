@@ -32,6 +32,8 @@ export class MemoryBackend implements WorkflowClient {
         const created = new Date(this.now);
         this.instances.set(options.instanceId, {
             instanceId: options.instanceId,
+            // The orchestrator's name, as both backends report it: which job the workflow is.
+            name: orchestratorName,
             runtimeStatus: 'Running',
             input: options.input,
             output: null,

@@ -2,14 +2,15 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isTerminal } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, GetTaskPayloadRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeps } from '../../deps';
-import { TASK_NOT_FOUND, type DurableTaskStore } from './durableTaskStore';
+import type { DurableTaskStore } from './durableTaskStore';
+import { TASK_NOT_FOUND } from '../../taskModel';
 import { BACKEND_UNAVAILABLE } from '../../refusalText';
 import { budgetedWait, systemClock } from '../../../workflow/budgetedWait';
 
 /**
  * tasks/result with a bound. SDK 1.32's own handler waits inside the request until the task ends, with
- * no limit: a client that asks early would hold an invocation open for as long as the mining runs, past
- * Azure's 230 s HTTP limit. This one waits at most WAIT_BUDGET_SECONDS, like start_mining, and then
+ * no limit: a client that asks early would hold an invocation open for as long as the work runs, past
+ * Azure's 230 s HTTP limit. This one waits at most WAIT_BUDGET_SECONDS, like a start tool, and then
  * answers with an error that says to poll tasks/get first. (The SDK's own client asks for the result
  * only once tasks/get says the task ended, so it never sees that error.)
  */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SearchAbortedError, searchNonceRange, type RangeRequest, type SearchResult } from '../mining/search';
+import { SearchAbortedError, searchNonceRange, type RangeRequest, type SearchResult } from './search';
 import { NONCE_RANGE_SIZE, type MineBlockInput, type MineBlockOutput } from './contracts';
 
 /**
@@ -10,7 +10,7 @@ import { NONCE_RANGE_SIZE, type MineBlockInput, type MineBlockOutput } from './c
  * and its bound.
  */
 
-export function mineBlockInputSchema(maxDifficulty: number, maxRange: number = NONCE_RANGE_SIZE) {
+function mineBlockInputSchema(maxDifficulty: number, maxRange: number = NONCE_RANGE_SIZE) {
     return z
         .object({
             index: z.number().int().min(0),

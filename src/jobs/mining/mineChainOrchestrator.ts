@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { activityRetry } from '../jobs/activityRetry';
-import { GENESIS } from '../mining/hashRule';
+import { activityRetry } from '../activityRetry';
+import { GENESIS } from './hashRule';
 import {
     BLOCKS_LIMIT,
     LEGACY_RANGE_SIZE,

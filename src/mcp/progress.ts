@@ -1,10 +1,5 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Progress } from '../../orchestration/contracts';
-import type { Log } from '../deps';
-import { progressMessage } from '../progressMessage';
-
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+import type { JobDefinition, JobProgress } from '../jobs/job';
+import type { Log } from './deps';
 
 /** A progress notification, in the shape both SDK generations send. */
 export interface ProgressNotice {
@@ -13,7 +8,7 @@ export interface ProgressNotice {
 }
 
 /**
- * What a tool call needs of its request, whichever protocol era serves it: SDK 1.32's ToolExtra fits,
+ * What a tool call needs of its request, whichever protocol era serves it: SDK 1.32's handler extra fits,
  * and the 2026-era server builds one from its request context (src/mcp/era2026/callExtra.ts).
  */
 export interface CallExtra {
@@ -24,26 +19,22 @@ export interface CallExtra {
 
 /**
  * Sends notifications/progress for the request when the client asked for them (a progressToken in
- * _meta), once per change of blocks_done. Decoration only: a notification that fails to send is
+ * _meta), once per step of the job's progress. Decoration only: a notification that fails to send is
  * logged and forgotten, and nothing depends on one arriving.
  */
-export function progressReporter(extra: CallExtra, log: Log): (progress: Progress) => void {
+export function progressReporter(job: JobDefinition, extra: CallExtra, log: Log): (progress: JobProgress) => void {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return () => undefined;
     let lastDone: number | undefined;
     return (progress) => {
+        const { done, total } = job.progress.counts(progress);
         // The protocol wants progress to increase with each notification.
-        if (lastDone !== undefined && progress.blocks_done <= lastDone) return;
-        lastDone = progress.blocks_done;
+        if (lastDone !== undefined && done <= lastDone) return;
+        lastDone = done;
         extra
             .sendNotification({
                 method: 'notifications/progress',
-                params: {
-                    progressToken,
-                    progress: progress.blocks_done,
-                    total: progress.blocks_total,
-                    message: progressMessage(progress),
-                },
+                params: { progressToken, progress: done, total, message: job.progress.message(progress) },
             })
             .catch((error: unknown) => log.warn('Could not send a progress notification', error));
     };

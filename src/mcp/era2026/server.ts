@@ -1,25 +1,24 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { WORKFLOW_RESOURCE_METADATA, WORKFLOW_RESOURCE_NAME } from '../era2025/resources';
-import { SERVER_INFO, SERVER_INSTRUCTIONS, toolDeps } from '../era2025/server';
+import { jobTools, serverInstructions, toolDeps } from '../serverCore';
 import { running, toWorkflowStatus } from '../statusObjects';
-import { taskAsStarted, toTask } from '../era2025/tasks/taskMapping';
+import { taskAsStarted, toTask } from '../taskModel';
 import { statusResult, toolError } from '../toolResults';
-import { cancelMiningTool } from '../tools/cancelMining';
-import { getMiningResultTool } from '../tools/getMiningResult';
-import { startMiningTask, startMiningTool, type StartMiningArgs } from '../tools/startMining';
+import { startTask, withCost } from '../tools/startTool';
 import type { ToolDefinition } from '../tools/toolDefinition';
-import { WORKFLOW_URI_TEMPLATE } from '../workflowLink';
-import { readWorkflowResource } from '../workflowResource';
+import { workflowUriTemplate } from '../workflowLink';
+import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
 import { toolCallOf } from './callExtra';
 import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
+import { SERVER_INFO } from '../../appInfo';
+import type { JobDefinition, StartArgs } from '../../jobs/job';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
 
 /**
- * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resource as the
+ * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resources as the
  * 2025-era server (../era2025/server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per
  * request, holding nothing another request would need.
  */
@@ -37,7 +36,7 @@ const RESOURCE_ERRORS = {
 export const TASK_TTL_MS = 24 * 3600 * 1000;
 
 /** Tools and resources are fixed, and a stateless server has no stream to announce changes on: no listChanged. */
-export const MODERN_CAPABILITIES = {
+const MODERN_CAPABILITIES = {
     // Explicit: McpServer would otherwise advertise listChanged: true as soon as a tool is registered.
     tools: { listChanged: false },
     resources: { listChanged: false },
@@ -45,71 +44,76 @@ export const MODERN_CAPABILITIES = {
 };
 
 /**
- * start_mining's answer to a client that declared the Tasks extension: the flat task result, once the
+ * A start tool's answer to a client that declared the Tasks extension: the flat task result, once the
  * workflow exists durably. It also carries the tool's own answer as of now (the `running` status, or the
- * end a keyed call found), as content and structuredContent: SDK v2 holds every start_mining result to
- * the tool's outputSchema, and a client that reads the content instead of the task still learns the
- * workflow_id to poll with get_mining_result.
+ * end a keyed call found), as content and structuredContent: SDK v2 holds every start result to the
+ * tool's outputSchema, and a client that reads the content instead of the task still learns the
+ * workflow_id to poll with the job's get tool.
  */
-async function startMiningAsTask(deps: ToolDeps, args: StartMiningArgs): Promise<CallToolResult> {
+async function startAsTask(job: JobDefinition, deps: ToolDeps, toolName: string, args: StartArgs): Promise<CallToolResult> {
     const { config, log } = deps;
-    const started = await startMiningTask(deps, args, TASK_TTL_MS);
+    const started = await startTask(job, deps, args, TASK_TTL_MS);
     // A refusal (a cap, a reused key, the backend) is the tool's own message: no task exists.
     if ('error' in started) return toolError(started.error) as CallToolResult;
-    const { workflowId, ttlMs, expectedAttempts } = started;
+    const { workflowId, ttlMs, plan } = started;
     // The task as the backend sees it (a keyed call may find one that already ended)...
     const durable = await deps.workflows.read(workflowId).catch((error: unknown) => {
-        log.warn(`start_mining: status read for ${workflowId} failed`, error);
+        log.warn(`${toolName}: status read for ${workflowId} failed`, error);
         return undefined;
     });
     const nowMs = (deps.wallNow ?? Date.now)();
     // ...or, right after the start, as it was started.
     const task = taskFieldsOf(
         durable === undefined
-            ? taskAsStarted(workflowId, ttlMs, args.blocks, { pollAfterSeconds: config.pollAfterSeconds, nowMs })
-            : toTask(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs })
+            ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, { pollAfterSeconds: config.pollAfterSeconds, nowMs })
+            : toTask(job, workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs })
     );
     const status =
         durable === undefined
-            ? running(workflowId, config.pollAfterSeconds, { blocks_done: 0, blocks_total: args.blocks })
-            : toWorkflowStatus(workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, blocksTotal: args.blocks });
-    const answer = statusResult({ ...status, expected_attempts: expectedAttempts }, config.maxResultChars);
+            ? running(job, workflowId, config.pollAfterSeconds, plan.initialProgress)
+            : toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, initialProgress: plan.initialProgress });
+    const answer = statusResult(job, withCost(job, status, plan.cost), config.maxResultChars);
     // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript
     // type of a tool result does not know resultType.
-    return { ...answer, resultType: 'task', ...task, _meta: { expected_attempts: expectedAttempts } } as unknown as CallToolResult;
+    const meta = job.costField === undefined ? {} : { _meta: { [job.costField.name]: plan.cost } };
+    return { ...answer, resultType: 'task', ...task, ...meta } as unknown as CallToolResult;
 }
 
 /** Registers a tool definition on SDK v2, its handler given the request as the definition wants it. */
-function registerTool<T extends ToolDefinition>(
+function registerTool(
     server: McpServer,
     deps: ToolDeps,
-    tool: T,
-    handler: (args: Parameters<T['call']>[0], ctx: ServerContext) => Promise<unknown> = (args, ctx) => tool.call(args, toolCallOf(ctx, deps.log))
+    job: JobDefinition,
+    tool: ToolDefinition,
+    handler: (args: StartArgs, ctx: ServerContext) => Promise<unknown> = (args, ctx) => tool.call(args, toolCallOf(job, ctx, deps.log))
 ): void {
     const { name, title, description, inputSchema, outputSchema, annotations } = tool;
     server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, ctx) =>
-        handler(args as Parameters<T['call']>[0], ctx) as Promise<CallToolResult>
+        handler(args as StartArgs, ctx) as Promise<CallToolResult>
     );
 }
 
 export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
     const deps = toolDeps(workflowDeps);
-    const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+    const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: serverInstructions(deps.jobs) });
 
-    const start = startMiningTool(deps);
-    // A client that declared the Tasks extension gets a task; any other the plain budgeted call.
-    registerTool(server, deps, start, (args, ctx) =>
-        clientDeclaresTasks(ctx) ? startMiningAsTask(deps, args) : start.call(args, toolCallOf(ctx, deps.log))
-    );
-    registerTool(server, deps, getMiningResultTool(deps));
-    registerTool(server, deps, cancelMiningTool(deps));
+    for (const { job, start, get, cancel } of jobTools(deps)) {
+        // A client that declared the Tasks extension gets a task; any other the plain budgeted call.
+        registerTool(server, deps, job, start, (args, ctx) =>
+            clientDeclaresTasks(ctx) ? startAsTask(job, deps, start.name, args) : start.call(args, toolCallOf(job, ctx, deps.log))
+        );
+        registerTool(server, deps, job, get);
+        registerTool(server, deps, job, cancel);
+    }
 
-    server.registerResource(
-        WORKFLOW_RESOURCE_NAME,
-        new ResourceTemplate(WORKFLOW_URI_TEMPLATE, { list: undefined }),
-        WORKFLOW_RESOURCE_METADATA,
-        (uri, variables) => readWorkflowResource(deps, uri, variables.workflow_id, RESOURCE_ERRORS)
-    );
+    for (const job of deps.jobs) {
+        server.registerResource(
+            job.resource.name,
+            new ResourceTemplate(workflowUriTemplate(job), { list: undefined }),
+            workflowResourceMetadata(job),
+            (uri, variables) => readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS)
+        );
+    }
 
     registerTaskMethods(server, deps);
     return server;

@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin
 
 /**
  * Serves one 2026-07-28 request with SDK v2's createMcpHandler, 2025-era traffic refused (it is routed
- * to the 2025 server before it gets here, see eraRouter.ts). The body is read within the endpoint's
+ * to the 2025 server before it gets here, see ../http/eraRouter.ts). The body is read within the endpoint's
  * limits first, as for the 2025 era. The handler is built per request around that request's server,
  * so the request's caller and backend client never outlive it.
  */

@@ -1,6 +1,6 @@
 import { isLegacyRequest } from '@modelcontextprotocol/server';
-import { bodyTooLarge, jsonRpcError } from '../http/errorResponses';
-import { MAX_REQUEST_BODY_BYTES, readBodyWithin } from '../http/requestLimits';
+import { bodyTooLarge, jsonRpcError } from './errorResponses';
+import { MAX_REQUEST_BODY_BYTES, readBodyWithin } from './requestLimits';
 
 /**
  * One endpoint, two protocol eras: each request goes to the 2026-07-28 server or to the 2025-era one by

@@ -1,9 +1,10 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { DIFFICULTY_LIMIT, MINE_BLOCK } from '../orchestration/contracts';
-import { watchForEnd, type EndWatch } from '../orchestration/endWatch';
-import { ManagementApiClient } from '../workflow/managementClient';
-import { mineBlockActivity } from '../orchestration/mineBlockActivity';
+import { DIFFICULTY_LIMIT, MINE_BLOCK, MINE_CHAIN } from './contracts';
+import { watchForEnd, type EndWatch } from '../endWatch';
+import { ManagementApiClient } from '../../workflow/managementClient';
+import { mineBlockActivity } from './mineBlockActivity';
+import { mineChainOrchestrator } from './mineChainOrchestrator';
 
 /** How often a running MineBlock checks whether its orchestration has ended (cancel_mining). */
 const END_WATCH_INTERVAL_MS = 2000;
@@ -32,17 +33,21 @@ function watchOrchestration(context: InvocationContext): EndWatch | undefined {
     return watchForEnd(async () => (await client.getStatus(instanceId, { showInput: false })).runtimeStatus, END_WATCH_INTERVAL_MS);
 }
 
-df.app.activity(MINE_BLOCK, {
-    extraInputs: [clientInput],
-    handler: async (input: unknown, context: InvocationContext) => {
-        const watch = watchOrchestration(context);
-        try {
-            const answer = await mineBlock(input, watch?.signal);
-            // Information, not a failure: monitoring counts failures, and a cancelled run is none.
-            if (watch?.signal.aborted && !answer.found) context.log('MineBlock: the search stopped early because its workflow has ended (cancelled, or purged)');
-            return answer;
-        } finally {
-            watch?.stop();
-        }
-    },
-});
+/** MineChain and MineBlock. No settings here: what a replay depends on is in each workflow's input or fixed (contracts.ts). */
+export function registerMiningFunctions(): void {
+    df.app.orchestration(MINE_CHAIN, mineChainOrchestrator());
+    df.app.activity(MINE_BLOCK, {
+        extraInputs: [clientInput],
+        handler: async (input: unknown, context: InvocationContext) => {
+            const watch = watchOrchestration(context);
+            try {
+                const answer = await mineBlock(input, watch?.signal);
+                // Information, not a failure: monitoring counts failures, and a cancelled run is none.
+                if (watch?.signal.aborted && !answer.found) context.log('MineBlock: the search stopped early because its workflow has ended (cancelled, or purged)');
+                return answer;
+            } finally {
+                watch?.stop();
+            }
+        },
+    });
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
+import { activityRetry } from '../activityRetry';
+import {
+    BELOW_LIMIT,
+    COUNT_SEGMENT,
+    IN_FLIGHT_LIMIT,
+    SEGMENT_LIMIT,
+    segmentOutputSchema,
+    segmentsOf,
+    type PrimeCountResult,
+    type PrimeProgress,
+    type SegmentInput,
+} from './contracts';
+
+/**
+ * The CountPrimes orchestration: fan-out/fan-in over segments of [0, below), `in_flight` activities at a
+ * time, publishing the segments counted after each wave. Replay-safe: no clock but the orchestration's
+ * own, no I/O, no randomness; the segments follow from the input alone.
+ */
+
+const inputSchema = z.object({
+    below: z.number().int().min(2).max(BELOW_LIMIT),
+    segment_size: z.number().int().min(1).max(SEGMENT_LIMIT),
+    in_flight: z.number().int().min(1).max(IN_FLIGHT_LIMIT),
+});
+
+export function countPrimesOrchestrator(): OrchestrationHandler {
+    return function* (context: OrchestrationContext) {
+        const parsed = inputSchema.safeParse(context.df.getInput());
+        if (!parsed.success) {
+            throw new Error(
+                `Invalid CountPrimes input: expected {below: integer from 2 to ${BELOW_LIMIT}, segment_size: integer from 1 to ${SEGMENT_LIMIT}, in_flight: integer from 1 to ${IN_FLIGHT_LIMIT}}`
+            );
+        }
+        const { below, segment_size: segmentSize, in_flight: inFlight } = parsed.data;
+        const startedAt = context.df.currentUtcDateTime.getTime();
+        const total = segmentsOf(below, segmentSize);
+        const progress = (done: number): PrimeProgress => ({ segments_done: done, segments_total: total });
+        context.df.setCustomStatus(progress(0));
+
+        let count = 0;
+        for (let first = 0; first < total; first += inFlight) {
+            const wave: Task[] = [];
+            const inputs: SegmentInput[] = [];
+            for (let index = first; index < Math.min(first + inFlight, total); index++) {
+                const input: SegmentInput = { start: index * segmentSize, end: Math.min((index + 1) * segmentSize, below) };
+                inputs.push(input);
+                wave.push(context.df.callActivityWithRetry(COUNT_SEGMENT, activityRetry(), input));
+            }
+            const answers: unknown = yield context.df.Task.all(wave);
+            const list = Array.isArray(answers) ? answers : [];
+            inputs.forEach((input, i) => {
+                const answer = segmentOutputSchema.safeParse(list[i]);
+                // An answer for another range would count some numbers twice or not at all: refuse it.
+                if (!answer.success || answer.data.start !== input.start || answer.data.end !== input.end) {
+                    throw new Error(`CountPrimeSegment answered for another range than [${input.start}, ${input.end})`);
+                }
+                count += answer.data.count;
+            });
+            context.df.setCustomStatus(progress(Math.min(first + inFlight, total)));
+        }
+
+        const result: PrimeCountResult = {
+            below,
+            count,
+            segments: total,
+            // currentUtcDateTime is replayed from history, so this is the same on every replay.
+            elapsed_ms: Math.max(0, context.df.currentUtcDateTime.getTime() - startedAt),
+        };
+        return result;
+    };
+}

@@ -1,0 +1,125 @@
+import type { ToolDeps } from '../deps';
+import { startStatusSchema } from '../outputSchemas';
+import { refusalText } from '../refusalText';
+import { running, toWorkflowStatus, type StartStatus } from '../statusObjects';
+import { guarded, statusResult, toolError } from '../toolResults';
+import type { ToolDefinition } from './toolDefinition';
+import type { JobDefinition, StartArgs, StartPlan } from '../../jobs/job';
+import { systemClock } from '../../workflow/budgetedWait';
+import type { StartRefusal } from '../../workflow/startRefusal';
+import type { StartRequest } from '../../workflow/startOrFind';
+
+/**
+ * A job's start tool's plain call: starts the workflow (or finds the one its idempotency_key started) and
+ * waits up to WAIT_BUDGET_SECONDS for it, reporting progress, then answers the result or `running` with
+ * the workflow_id to poll. The budget covers the whole call, the start request included.
+ */
+export function startTool(job: JobDefinition, deps: ToolDeps): ToolDefinition {
+    const { config, log, workflows } = deps;
+    const name = job.tools.start.name;
+    return {
+        name,
+        title: job.tools.start.title,
+        description: job.startDescription(config),
+        inputSchema: job.startInput(config),
+        outputSchema: startStatusSchema(job),
+        annotations: {
+            title: job.tools.start.title,
+            readOnlyHint: false,
+            // It creates work and destroys nothing.
+            destructiveHint: false,
+            // Without an idempotency_key every call starts another workflow.
+            idempotentHint: false,
+            // It talks to this app's own workflow backend only.
+            openWorldHint: false,
+        },
+        call: (args, call) =>
+            guarded(name, log, async () => {
+                const clock = deps.clock ?? systemClock;
+                const calledAt = clock.now();
+                const plan = job.plan(args as StartArgs, config);
+                const tooMuch = checkWork(job, args as StartArgs, plan, config.maxWork);
+                if (tooMuch !== undefined) return toolError(refusalText(job, tooMuch));
+                const started = await workflows.start(startRequest(job, plan.input, plan), (args as StartArgs).idempotency_key);
+                if ('refusal' in started) return toolError(refusalText(job, started.refusal));
+                const { workflowId } = started;
+                // The caps' looks after the start (startOrFind.ts) run during the wait; a withdrawal ends the wait.
+                const withdrawn = new AbortController();
+                let refusal: StartRefusal | undefined;
+                const confirmed = (started.confirmation ?? Promise.resolve(undefined)).then((answer) => {
+                    refusal = answer;
+                    if (answer !== undefined) withdrawn.abort();
+                });
+                const signal = call.signal === undefined ? withdrawn.signal : AbortSignal.any([call.signal, withdrawn.signal]);
+                const options = { pollAfterSeconds: config.pollAfterSeconds, initialProgress: plan.initialProgress };
+                const outcome = await workflows.watch(workflowId, {
+                    budgetMs: config.waitBudgetSeconds * 1000 - (clock.now() - calledAt),
+                    signal,
+                    onValue: (durable) => {
+                        const status = toWorkflowStatus(job, workflowId, durable, options);
+                        if (status.status === 'running' && status.progress !== undefined) call.reportProgress?.(status.progress);
+                    },
+                });
+                // A run that ended within the wait is answered at once, withdrawn or not: nothing of it runs any more.
+                if (!outcome.final) {
+                    await confirmed;
+                    if (refusal !== undefined) return toolError(refusalText(job, refusal));
+                }
+                const status =
+                    outcome.last === undefined
+                        ? running(job, workflowId, config.pollAfterSeconds, plan.initialProgress)
+                        : toWorkflowStatus(job, workflowId, outcome.last, options);
+                return statusResult(job, withCost(job, status, plan.cost), config.maxResultChars);
+            }),
+    };
+}
+
+/** The status with what the run costs, when the job reports that. */
+export function withCost(job: JobDefinition, status: StartStatus, cost: number | undefined): StartStatus {
+    return job.costField === undefined || cost === undefined ? status : { ...status, [job.costField.name]: cost };
+}
+
+/** A start as a task: the workflow that now exists (the task is the workflow), or why there is none. */
+export type TaskStart = { workflowId: string; ttlMs: number | undefined; plan: StartPlan } | { error: string };
+
+/**
+ * A job's start as a task (either era's Tasks): starts the workflow, waits for the caps' looks after the start, and
+ * answers the workflow id the task is, before any answer is sent, so the task exists durably. The ttl is
+ * stored in the workflow's input. An idempotency_key dedupes as in a plain call.
+ */
+export async function startTask(job: JobDefinition, deps: ToolDeps, args: StartArgs, requestedTtl: number | undefined): Promise<TaskStart> {
+    const ttlMs = requestedTtlMs(requestedTtl);
+    if (ttlMs === null) return { error: TTL_REFUSED };
+    const plan = job.plan(args, deps.config);
+    const tooMuch = checkWork(job, args, plan, deps.config.maxWork);
+    if (tooMuch !== undefined) return { error: refusalText(job, tooMuch) };
+    const input = { ...plan.input, ...(ttlMs === undefined ? {} : { task_ttl_ms: ttlMs }) };
+    const started = await deps.workflows.start(startRequest(job, input, plan), args.idempotency_key);
+    if ('refusal' in started) return { error: refusalText(job, started.refusal) };
+    const refusal = await started.confirmation;
+    if (refusal !== undefined) return { error: refusalText(job, refusal) };
+    return { workflowId: started.workflowId, ttlMs, plan };
+}
+
+const TTL_REFUSED = 'task.ttl must be a positive number of milliseconds';
+
+/**
+ * The ttl a task-augmented call asked for, as stored with the workflow: a positive whole number of ms,
+ * undefined when none was asked for, null for zero, negative or infinite (a client mistake, refused
+ * before anything starts).
+ */
+function requestedTtlMs(ttl: number | undefined): number | undefined | null {
+    if (ttl === undefined) return undefined;
+    if (!Number.isFinite(ttl) || ttl <= 0) return null;
+    return Math.min(Math.ceil(ttl), Number.MAX_SAFE_INTEGER);
+}
+
+/** The job's start: an idempotency key finds a workflow only with the same job and the same `matchOn` fields. */
+function startRequest(job: JobDefinition, input: Record<string, unknown>, plan: StartPlan): StartRequest {
+    return { orchestrator: job.orchestrator, input: { ...input }, matchOn: plan.matchOn };
+}
+
+/** The refusal of a call over MAX_WORK, in the job's words, or undefined when it fits. */
+function checkWork(job: JobDefinition, args: StartArgs, plan: StartPlan, maxWork: number): StartRefusal | undefined {
+    return plan.cost <= maxWork ? undefined : { kind: 'over_work', text: job.overWorkText(args, plan.cost, maxWork) };
+}
