@@ -67,7 +67,8 @@ export class TableStore implements TaskHubStore {
     async createInstance(
         record: InstanceRecord,
         start: InboxMessage,
-        replace: (existing: InstanceRecord) => boolean
+        replace: (existing: InstanceRecord) => boolean,
+        tableRemade = false
     ): Promise<{ created: InstanceRecord } | { existing: InstanceRecord }> {
         const pk = partitionKey(record.instanceId);
         try {
@@ -77,6 +78,11 @@ export class TableStore implements TaskHubStore {
             ]);
             return { created: { ...record, etag: response.subResponses[0]?.etag ?? '*' } };
         } catch (err) {
+            // The table itself may be what a killed Azurite lost (created after its last save): make it again.
+            if (statusOf(err) === 404 && !tableRemade) {
+                await this.#table.createTable();
+                return this.createInstance(record, start, replace, true);
+            }
             if (statusOf(err) !== 409) throw err;
         }
         const existing = await this.getInstance(record.instanceId);
