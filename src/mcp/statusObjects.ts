@@ -77,6 +77,40 @@ export interface MappingOptions {
     pollAfterSeconds: number;
     /** The progress to report when the instance has published none yet and its input is unknown. */
     initialProgress?: JobProgress;
+    /** Wall time now (ms since the epoch): given, a running workflow that has not moved for STALLED_AFTER_SECONDS says so. */
+    nowMs?: number;
+}
+
+/**
+ * A running workflow whose status has not changed for this long is said to be stalled. Every activity's
+ * answer updates the status, and one activity is bounded well below this (a mining range is about 30 s on
+ * 2 vCPUs, BENCHMARKS.md); what stops it for minutes is a crashed instance whose work waits for its queue
+ * message to become visible again (docs/local-host.md, "the crash window").
+ */
+export const STALLED_AFTER_SECONDS = 180;
+/** The poll hint while stalled: polling every few seconds changes nothing until the work is taken up again. */
+export const STALLED_POLL_AFTER_SECONDS = 30;
+
+function stalledSeconds(durable: DurableStatusLike, nowMs: number | undefined): number | undefined {
+    if (nowMs === undefined || durable.lastUpdatedTime === undefined) return undefined;
+    const updated = new Date(durable.lastUpdatedTime).getTime();
+    if (!Number.isFinite(updated)) return undefined;
+    const seconds = Math.floor((nowMs - updated) / 1000);
+    return seconds >= STALLED_AFTER_SECONDS ? seconds : undefined;
+}
+
+/** `running`, with words for the model when the workflow has not moved for minutes, and a longer poll hint. */
+function runningOrStalled(job: JobDefinition, workflowId: string, durable: DurableStatusLike, options: MappingOptions): RunningStatus {
+    const progress = progressOf(job, durable, options.initialProgress);
+    const stalled = durable.runtimeStatus === 'Suspended' ? undefined : stalledSeconds(durable, options.nowMs);
+    if (stalled === undefined) return running(job, workflowId, options.pollAfterSeconds, progress);
+    const pollAfter = Math.max(options.pollAfterSeconds, STALLED_POLL_AFTER_SECONDS);
+    const status = running(job, workflowId, pollAfter, progress);
+    status.next =
+        `No progress for ${Math.round(stalled / 60)} minutes: the server is most likely recovering from a restart, and the ` +
+        'work resumes on its own without being started again. Tell the user it is delayed. ' +
+        runningNext(job, workflowId, pollAfter);
+    return status;
 }
 
 /** Maps the Durable status of an existing instance of `job`. */
@@ -103,7 +137,7 @@ export function toWorkflowStatus(job: JobDefinition, workflowId: string, durable
         default:
             // An unknown status is taken as not finished yet: a poll later costs little, while a
             // wrong "failed" would make the client abandon a workflow that may still complete.
-            return running(job, workflowId, options.pollAfterSeconds, progressOf(job, durable, options.initialProgress));
+            return runningOrStalled(job, workflowId, durable, options);
     }
 }
 

@@ -45,6 +45,6 @@ export async function readWorkflowResource(
         throw error instanceof WorkflowUnavailableError ? errors.unavailable() : error;
     }
     if (durable === undefined) throw errors.notFound(uri);
-    const status = toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds });
+    const status = toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds: deps.config.pollAfterSeconds, nowMs: (deps.wallNow ?? Date.now)() });
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(status) }] };
 }

@@ -143,3 +143,33 @@ describe('safeFailureMessage', () => {
         assert.equal(safeFailureMessage('difficulty must be at most 32'), 'difficulty must be at most 32');
     });
 });
+
+describe('a running workflow that has not moved for minutes', () => {
+    const now = Date.parse('2026-12-02T12:00:00Z');
+    const updatedAgo = (seconds: number) => new Date(now - seconds * 1000).toISOString();
+    const map = (status: DurableStatusLike) => statusObjects.toWorkflowStatus(MINING, ID, status, { pollAfterSeconds: 5, nowMs: now });
+
+    it('says so, keeps the progress, and asks for slower polls', () => {
+        const stalled = map(durable('Running', { lastUpdatedTime: updatedAgo(statusObjects.STALLED_AFTER_SECONDS + 60), customStatus: { blocks_done: 1, blocks_total: 4 } }));
+        assert.equal(stalled.status, 'running');
+        if (stalled.status !== 'running') return;
+        assert.equal(stalled.poll_after_seconds, statusObjects.STALLED_POLL_AFTER_SECONDS);
+        assert.match(stalled.next, /^No progress for 4 minutes: the server is most likely recovering from a restart/);
+        assert.match(stalled.next, /Call get_mining_result with workflow_id "abc-123" in about 30 seconds\.$/);
+        assert.deepEqual(stalled.progress, { blocks_done: 1, blocks_total: 4 });
+    });
+
+    it('a Pending start that has waited as long is stalled too', () => {
+        const stalled = map(durable('Pending', { lastUpdatedTime: updatedAgo(statusObjects.STALLED_AFTER_SECONDS) }));
+        assert.equal(stalled.status === 'running' && stalled.poll_after_seconds, statusObjects.STALLED_POLL_AFTER_SECONDS);
+    });
+
+    it('is plain running below the threshold, when suspended, and without a clock', () => {
+        const recent = durable('Running', { lastUpdatedTime: updatedAgo(statusObjects.STALLED_AFTER_SECONDS - 1) });
+        assert.deepEqual(map(recent), { status: 'running', workflow_id: ID, poll_after_seconds: 5, next: RUNNING_NEXT, progress: { blocks_done: 0, blocks_total: 4 } });
+        const suspended = map(durable('Suspended', { lastUpdatedTime: updatedAgo(3600) }));
+        assert.equal(suspended.status === 'running' && suspended.next, RUNNING_NEXT);
+        const old = durable('Running', { lastUpdatedTime: updatedAgo(3600) });
+        assert.equal(toWorkflowStatus(ID, old, OPTIONS).status === 'running' && toWorkflowStatus(ID, old, OPTIONS).next, RUNNING_NEXT);
+    });
+});

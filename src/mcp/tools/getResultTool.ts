@@ -27,7 +27,7 @@ export function getResultTool(job: JobDefinition, deps: ToolDeps): ToolDefinitio
                     throw error;
                 }
                 const status =
-                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds });
+                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds, nowMs: (deps.wallNow ?? Date.now)() });
                 return statusResult(job, status, config.maxResultChars);
             }),
     });
