@@ -90,6 +90,15 @@ export interface JobDefinition {
     registerFunctions(): void;
 }
 
+/**
+ * An integer argument from `min` to `max`: every way it can be wrong (type, fraction, either bound) is told in the
+ * one sentence that names the argument and its bounds, so the model can correct the call.
+ */
+export function integerField(name: string, min: number, max: number) {
+    const bound = `${name} must be an integer from ${min} to ${max}`;
+    return z.number({ error: bound }).int({ error: bound }).min(min, { error: bound }).max(max, { error: bound });
+}
+
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** The optional idempotency_key every start tool takes (its sentences are the same for every job). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { idempotencyKeyField, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
+import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
 import { MINE_CHAIN, NONCE_RANGE_SIZE, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
 import { registerMiningFunctions } from './functions';
 
@@ -33,22 +33,12 @@ function startDescription(config: Config): string {
 
 function buildInputSchema(config: Config) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
-    const difficultyBound = `difficulty must be an integer from 0 to ${maxDifficulty}`;
-    const blocksBound = `blocks must be an integer from 1 to ${maxBlocks}`;
     // Strict: an argument this tool does not know is an error, not silently dropped.
     return z.strictObject({
-        difficulty: z
-            .number({ error: difficultyBound })
-            .int({ error: difficultyBound })
-            .min(0, { error: difficultyBound })
-            .max(maxDifficulty, { error: difficultyBound })
+        difficulty: integerField('difficulty', 0, maxDifficulty)
             .default(defaultDifficulty)
             .describe(`Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`),
-        blocks: z
-            .number({ error: blocksBound })
-            .int({ error: blocksBound })
-            .min(1, { error: blocksBound })
-            .max(maxBlocks, { error: blocksBound })
+        blocks: integerField('blocks', 1, maxBlocks)
             .default(chainLength)
             .describe(`Number of blocks in the chain, 1 to ${maxBlocks} (default ${chainLength}).`),
         idempotency_key: idempotencyKeyField(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { idempotencyKeyField, type JobDefinition, type JobProgress, type JobResult } from '../job';
+import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress, type JobResult } from '../job';
 import {
     BELOW_LIMIT,
     COUNT_PRIMES,
@@ -36,13 +36,8 @@ function startDescription(config: Config): string {
 }
 
 function buildInputSchema() {
-    const belowBound = `below must be an integer from 2 to ${BELOW_LIMIT}`;
     return z.strictObject({
-        below: z
-            .number({ error: belowBound })
-            .int({ error: belowBound })
-            .min(2, { error: belowBound })
-            .max(BELOW_LIMIT, { error: belowBound })
+        below: integerField('below', 2, BELOW_LIMIT)
             .describe(`Count the primes below this number, 2 to ${BELOW_LIMIT}.`),
         idempotency_key: idempotencyKeyField(),
     });
