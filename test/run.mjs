@@ -8,8 +8,8 @@
  *
  * Plain JavaScript on purpose: it runs before anything is compiled.
  *
- * - Clean: dist/test is removed before tsc, so a test deleted or renamed in test/ does not keep running
- *   from an older build.
+ * - Clean: dist/test and dist/src are removed before tsc, so a test deleted or renamed in test/ does not keep
+ *   running from an older build, and a function file renamed in src/ is not registered twice.
  * - Found wherever they are: Node 20's `--test` takes no globs (they came in Node 21) and, given a folder,
  *   would also run every helper under a folder named test; so this walks dist/test for `*.test.js`
  *   itself and fails if it finds none.
@@ -79,6 +79,8 @@ const perTestTimeout = milliseconds('PER_TEST_TIMEOUT_MS', DEFAULT_PER_TEST_TIME
 const fileTimeout = milliseconds('TEST_FILE_TIMEOUT_MS', DEFAULT_FILE_TIMEOUT_MS);
 
 rmSync(compiledTests, { recursive: true, force: true });
+// The app too: package.json `main` is a glob over dist/src/functions, so a file left from a renamed one would register twice.
+rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 run('The build (tsc -p .)', [tsc, '-p', '.']);
 
