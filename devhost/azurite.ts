@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAlive, joinOwner, leaveOwner, liveHosts, ownerFileIn, readOwner, sameProcess, writeOwner, type OwnerRecord, type Service } from './azuriteOwner';
 import type { LogSink } from './logger';
 
 /** Azurite's well-known development account (public, documented; not a secret). */
@@ -11,8 +12,6 @@ export const DEV_ACCOUNT_KEY =
     'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 export const DEFAULT_PORTS = { blob: 10000, queue: 10001, table: 10002 } as const;
-
-type Service = 'blob' | 'queue' | 'table';
 
 export interface AzuriteOptions {
     /** Where Azurite keeps its data, its log (azurite.log) and its owner file; ignored for data with `inMemory`. */
@@ -47,14 +46,6 @@ export interface RunningAzurite {
     stop(): Promise<void>;
 }
 
-/** Who started the Azurite of a data folder, so that a later host knows an orphan of a killed one. */
-interface OwnerRecord {
-    azuritePid: number;
-    hostPid: number;
-    ports: Record<Service, number>;
-}
-
-const OWNER_FILE = 'azurite-owner.json';
 const LOG_FILE = 'azurite.log';
 
 /**
@@ -62,9 +53,10 @@ const LOG_FILE = 'azurite.log';
  * Resolves when the services answer. Azurite's output goes to a log file, never to a pipe: a pipe to a
  * host that was killed would make Azurite's next write fail (EPIPE, SIGPIPE) and stop it.
  *
- * An Azurite that a killed host left running (its owner file names a dead host) is replaced: stopped with
- * SIGINT, which saves its data, and started anew, owned by this process. One that some other program
- * started, or that a running host owns, is reused and left running. A port that answers, but not as
+ * An Azurite that killed hosts left running (its owner file names no live host) is replaced: stopped with
+ * SIGINT, which saves its data, and started anew, owned by this process. One that a running host started is
+ * shared: this host joins its owner file, and whichever host stops last stops it (several hosts on one task
+ * hub). One that some other program started is reused and left running. A port that answers, but not as
  * Azurite, is an error that names it.
  */
 export async function startAzurite(options: AzuriteOptions = {}): Promise<RunningAzurite> {
@@ -75,7 +67,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     const wanted: Service[] = services === 'table' ? ['table'] : ['blob', 'queue', 'table'];
     const stateDir = options.location ?? mkdtempSync(join(tmpdir(), 'azurite-'));
     mkdirSync(stateDir, { recursive: true });
-    const ownerFile = join(stateDir, OWNER_FILE);
+    const ownerFile = ownerFileIn(stateDir);
 
     const found = await Promise.all(wanted.map(async (service) => [service, await identify(host, ports[service])] as const));
     if (found.some(([, answer]) => answer !== 'free')) {
@@ -88,7 +80,8 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
             );
         }
         const owner = readOwner(ownerFile);
-        if (owner && sameProcess(owner.azuritePid) && !isAlive(owner.hostPid) && samePorts(owner.ports, ports)) {
+        const hostsStarted = owner && sameProcess(owner.azuritePid) && samePorts(owner.ports, ports);
+        if (owner && hostsStarted && liveHosts(owner).length === 0) {
             options.sink?.({
                 level: 'warning',
                 category: 'host',
@@ -97,18 +90,24 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
             await stopPid(owner.azuritePid);
             await waitUntil(async () => (await Promise.all(wanted.map((s) => isListening(host, ports[s])))).every((up) => !up), 10_000);
         } else {
-            const ownedByLiveHost = owner && isAlive(owner.hostPid) && sameProcess(owner.azuritePid);
+            if (owner && hostsStarted) joinOwner(ownerFile);
+            const starter = owner && isAlive(owner.hostPid) ? `started by the running host pid ${owner.hostPid}` : 'started by a host';
             return {
                 started: false,
                 tablePort: ports.table,
                 connectionString,
                 description: `Reusing the Azurite already serving ${wanted.join(', ')} on ports ${wanted.map((s) => ports[s]).join(', ')}${
-                    ownedByLiveHost ? ` (started by the running host pid ${owner.hostPid})` : ' (not started by a host: it keeps running when this one stops)'
+                    owner && hostsStarted ? ` (${starter}; it stops with the last host that uses it)` : ' (not started by a host: it keeps running when this one stops)'
                 }`,
                 logFile: undefined,
                 pid: undefined,
                 watch: (sink, intervalMs) => watchStorage(host, ports.table, undefined, undefined, sink, intervalMs),
-                stop: async () => {},
+                stop: async () => {
+                    if (!owner || !hostsStarted || leaveOwner(ownerFile).length > 0) return;
+                    // The last host that used it: it goes, as it would with the host that started it.
+                    await stopPid(owner.azuritePid);
+                    if (readOwner(ownerFile)?.azuritePid === owner.azuritePid) rmSync(ownerFile, { force: true });
+                },
             };
         }
     }
@@ -158,8 +157,8 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
         await sleep(100);
     }
     if (child.pid !== undefined) {
-        const owner: OwnerRecord = { azuritePid: child.pid, hostPid: process.pid, ports };
-        writeFileSync(ownerFile, JSON.stringify(owner) + '\n');
+        const owner: OwnerRecord = { azuritePid: child.pid, hostPid: process.pid, ports, users: [] };
+        writeOwner(ownerFile, owner);
     }
     return {
         started: true,
@@ -171,6 +170,14 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
         watch: (sink, intervalMs) => watchStorage(host, ports.table, { child, stopping }, logFile, sink, intervalMs),
         stop: async () => {
             stopping.now = true;
+            const others = child.pid !== undefined && readOwner(ownerFile)?.azuritePid === child.pid ? leaveOwner(ownerFile) : [];
+            if (others.length > 0) {
+                // Other hosts still use it: it outlives this process, and the last of them stops it.
+                process.removeListener('exit', killOnExit);
+                child.unref();
+                options.sink?.({ level: 'information', category: 'host', message: `Leaving Azurite running for the hosts that still use it (pid ${others.join(', ')})` });
+                return;
+            }
             await stopChild(child, exited);
             if (readOwner(ownerFile)?.azuritePid === child.pid) rmSync(ownerFile, { force: true });
             if (options.location === undefined) rmSync(stateDir, { recursive: true, force: true });
@@ -280,33 +287,6 @@ async function stopPid(pid: number): Promise<void> {
         // gone meanwhile
     }
     await waitUntil(async () => !isAlive(pid), 5000);
-}
-
-function readOwner(file: string): OwnerRecord | undefined {
-    if (!existsSync(file)) return undefined;
-    try {
-        const owner = JSON.parse(readFileSync(file, 'utf8')) as Partial<OwnerRecord>;
-        return typeof owner.azuritePid === 'number' && typeof owner.hostPid === 'number' && owner.ports ? (owner as OwnerRecord) : undefined;
-    } catch {
-        return undefined;
-    }
-}
-
-function isAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-}
-
-/** The pid is (still) an Azurite: alive, and on Linux its command line names Azurite (a pid can be reused). */
-function sameProcess(pid: number): boolean {
-    if (!isAlive(pid)) return false;
-    const cmdline = `/proc/${pid}/cmdline`;
-    if (!existsSync(cmdline)) return process.platform !== 'linux';
-    return readFileSync(cmdline, 'utf8').includes('azurite');
 }
 
 function samePorts(a: Record<Service, number>, b: Record<Service, number>): boolean {

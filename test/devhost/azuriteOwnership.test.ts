@@ -93,6 +93,35 @@ describe('Azurite owned by the local host', () => {
         }
     });
 
+    test('hosts that share one Azurite: it outlives the host that started it and stops with the last one', async (t) => {
+        const ports = await threePorts();
+        const location = mkdtempSync(join(tmpdir(), 'azurite-shared-'));
+        t.after(() => rmSync(location, { recursive: true, force: true }));
+        // The first host, in a process of its own: it starts Azurite, then stops as Ctrl-C would stop it.
+        const options = `{ ...${JSON.stringify({ location, ports })}, sink: (r) => console.log(r.message) }`;
+        const script = `require(${JSON.stringify(require.resolve('../../devhost/azurite'))}).startAzurite(${options}).then((a) => {
+            console.log('ready');
+            process.stdin.once('data', () => a.stop().then(() => console.log('stopped')));
+        })`;
+        const first = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+        let output = '';
+        const said = (text: string) => new Promise<void>((resolve) => first.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()).includes(text) && resolve()));
+        await said('ready');
+        const second = await startAzurite({ location, ports });
+        assert.equal(second.started, false);
+        assert.match(second.description, /it stops with the last host that uses it/);
+        first.stdin.write('stop\n');
+        await said('stopped');
+        assert.match(output, new RegExp(`Leaving Azurite running for the hosts that still use it \\(pid ${process.pid}\\)`));
+        assert.equal(await identify('127.0.0.1', ports.table), 'Azurite-Table', 'still serving the second host');
+        const owner = JSON.parse(readFileSync(join(location, 'azurite-owner.json'), 'utf8')) as { hostPid: number };
+        assert.equal(owner.hostPid, process.pid, 'handed to the host that still uses it');
+        first.kill();
+        await second.stop();
+        assert.equal(await isListening('127.0.0.1', ports.table), false, 'the last host stopped it');
+        assert.equal(existsSync(join(location, 'azurite-owner.json')), false);
+    });
+
     test('storage that stops answering after the start is said once, with what to do, and again when back', async (t) => {
         const ports = await threePorts();
         const location = mkdtempSync(join(tmpdir(), 'azurite-watch-'));

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { ExtraRoute } from '../../http/frontDoorTypes';
 import { durableWebhookRoute, WEBHOOK_PATH } from '../../http/webhookRoute';
@@ -61,6 +62,7 @@ export class RealDurableExtension implements DurableBackend {
                 message: `The Durable extension runs without the platform variables ${childEnv.removed.join(', ')} (they would change its defaults)`,
             });
         }
+        const identity = workerIdentity(options.publicBaseUrl);
         const child = spawn('dotnet', [dll], {
             // stdin stays open for the child's life: when this process dies, the child sees EOF and exits.
             stdio: ['pipe', 'pipe', 'pipe'],
@@ -76,6 +78,7 @@ export class RealDurableExtension implements DurableBackend {
                 DURABLE_BRIDGE_FUNCTIONS: JSON.stringify(functions),
                 DURABLE_BRIDGE_WEBHOOK_URL: webhookUrl.toString(),
                 DURABLE_BRIDGE_SETTINGS: JSON.stringify(extensionSettings(options.appRoot, options.hubName)),
+                ...identity,
             },
         });
         relayLogs(child, sink);
@@ -94,7 +97,7 @@ export class RealDurableExtension implements DurableBackend {
         sink({
             level: 'information',
             category: 'host',
-            message: `Durable Functions: the real extension ${extensionVersion ?? '(version unknown)'} (${bundleNote(extensionVersion)}), task hub ${options.hubName} in Azure Storage (management API ${rpcBaseUrl.origin})`,
+            message: `Durable Functions: the real extension ${extensionVersion ?? '(version unknown)'} (${bundleNote(extensionVersion)}), task hub ${options.hubName} in Azure Storage (worker ${identity.WEBSITE_CURRENT_STAMPNAME}:${identity.RoleInstanceId}, .NET pid ${child.pid}, management API ${rpcBaseUrl.origin})`,
         });
         return new RealDurableExtension(
             { child, bridge: bridge.server, clientBinding, rpcBaseUrl },
@@ -134,6 +137,16 @@ export class RealDurableExtension implements DurableBackend {
 }
 
 const stopping = new WeakSet<ChildProcess>();
+
+/**
+ * The worker name this host has on the task hub, `<machine>:port<n>-pid<n>`, set as on App Service VMSS, where
+ * the extension takes it from WEBSITE_CURRENT_STAMPNAME and RoleInstanceId (AzureStorageDurabilityProviderFactory.cs).
+ * Its default, the machine's name, is one name for every host on this machine: two hosts on one task hub would
+ * each take the other's control-queue partitions for their own (the partition table names owners by worker name).
+ */
+export function workerIdentity(publicBaseUrl: string, pid = process.pid): Record<string, string> {
+    return { WEBSITE_CURRENT_STAMPNAME: hostname(), RoleInstanceId: `port${new URL(publicBaseUrl).port}-pid${pid}` };
+}
 
 /** What the pinned extension is, against the bundle it stands for (bundle-versions.json). */
 function bundleNote(running: string | undefined): string {
