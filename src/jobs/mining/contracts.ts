@@ -43,6 +43,11 @@ export interface MineChainInput {
      */
     range_size?: number;
     /**
+     * Most consecutive ranges of the current block in flight at once (PARALLEL_RANGES at start). Absent in
+     * the input of workflows started before it was recorded: they ran one range at a time.
+     */
+    parallel_ranges?: number;
+    /**
      * The lifetime an MCP task asked for, in ms from the instance's creation; absent for no limit. Kept in
      * the input because the backend keeps the input as long as the instance, on every instance that reads it.
      */
@@ -73,6 +78,8 @@ export const LEGACY_RANGE_SIZE = 2 ** 27;
  * (src/config.ts), fixed, so that lowering MAX_BLOCKS or MAX_DIFFICULTY only limits new work.
  */
 export const BLOCKS_LIMIT = 1000;
+/** The most ranges in flight an input may ask for: above the setting's bound (16), so lowering that never fails a run. */
+export const PARALLEL_RANGES_LIMIT = 64;
 export const DIFFICULTY_LIMIT = 64;
 
 /** One MineBlock call: search block `index` for the smallest nonce in [start, end). */
