@@ -62,6 +62,19 @@ export const progressSchema = z.object({
 export type Progress = z.infer<typeof progressSchema>;
 
 /**
+ * For MineBlock's watch: true once MineChain's progress says block `index` is done (set right after it
+ * accepts the block), so a range still searching it is wasted work. Undefined (watch for the end only)
+ * without an index.
+ */
+export function blockSuperseded(index: number | undefined): ((customStatus: unknown) => boolean) | undefined {
+    if (index === undefined) return undefined;
+    return (customStatus) => {
+        const progress = progressSchema.safeParse(customStatus);
+        return progress.success && progress.data.blocks_done > index;
+    };
+}
+
+/**
  * Most nonces one MineBlock call searches: 2^27 = 134,217,728 attempts. That is about 30 s at the
  * WebAssembly pool's measured 4 to 5 MH/s on 2 vCPUs (BENCHMARKS.md, "Mining") and 45 s at 3 MH/s on a slow instance, so a call
  * stays under a minute, far below host.json functionTimeout (10 min) even when a few workflows share
