@@ -93,10 +93,6 @@ var appSettings = {
   ALLOWED_ORIGINS: ''
   // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.
   ENABLED_JOBS: 'mining'
-  // Ranges in flight per workflow (MineBlock calls of one block, prime segments): the bound that keeps one run from taking every instance.
-  PARALLEL_RANGES: '4'
-  // Nonces per MineBlock call (2^24), recorded in each workflow's input at start.
-  RANGE_SIZE: '16777216'
 }
 
 // App Service Authentication (Easy Auth) in front of every route: it validates the Entra token, strips any
