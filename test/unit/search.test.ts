@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/jobs/mining/hashRule';
-import { findNonceSerial, scanRange } from '../../src/jobs/mining/scan';
+import { scanRange } from '../../src/jobs/mining/scan';
+import { findNonceSerial } from '../support/serialSearch';
 import { SearchAbortedError, SearchPool } from '../../src/jobs/mining/search';
 
 /** The smallest nonce by brute force with the plain rule. */
