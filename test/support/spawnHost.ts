@@ -39,6 +39,8 @@ export interface SpawnHostOptions {
     env?: Record<string, string | undefined>;
     /** How long to wait for the ready line; default 30 s. */
     readyTimeoutMs?: number;
+    /** A process group of its own, so that kill() takes the host and every child in its group (an instance lost). */
+    processGroup?: boolean;
 }
 
 export interface SpawnedHost {
@@ -53,7 +55,7 @@ export interface SpawnedHost {
     waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
     /** SIGTERM (a clean shutdown), then SIGKILL if it takes longer than `graceMs` (default 5 s). Idempotent. */
     stop(graceMs?: number): Promise<void>;
-    /** SIGKILL: the process dies at once, mid-whatever, as in a crash. */
+    /** SIGKILL: the process (its group, with processGroup) dies at once, mid-whatever, as in a crash. */
     kill(): Promise<void>;
     /** Starts a new host with the same options on the same port (after stop() or kill()). */
     restart(overrides?: Partial<SpawnHostOptions>): Promise<SpawnedHost>;
@@ -63,12 +65,12 @@ const CLI = join(repoRoot, 'dist', 'devhost', 'cli.js');
 // The banner names the host as a user types it (localhost) and, when that differs, the address it listens on,
 // which the tests use. Matched up to "Ctrl-C", so a line cut between two reads is not taken half-way.
 const READY = /Host ready on (http:\/\/\S+) \((?:listening on (http:\/\/[^;\s)]+); )?Ctrl-C/;
-const live = new Set<ChildProcess>();
+const live = new Map<ChildProcess, (signal: NodeJS.Signals) => void>();
 
 // A test process that dies without its after() hooks (a test-runner timeout sends SIGTERM) still takes its
 // hosts with it; then the signal does what it would have done.
 const killAll = () => {
-    for (const child of live) child.kill('SIGKILL');
+    for (const signal of live.values()) signal('SIGKILL');
 };
 process.once('exit', killAll);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -90,8 +92,17 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
         if (value === undefined) delete env[name];
         else env[name] = value;
     }
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    live.add(child);
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.processGroup === true });
+    // Its whole group when it has one (negative pid); a group that is gone already is no error.
+    const signal = (name: NodeJS.Signals) => {
+        if (options.processGroup !== true || child.pid === undefined) return void child.kill(name);
+        try {
+            process.kill(-child.pid, name);
+        } catch {
+            // exited meanwhile
+        }
+    };
+    live.set(child, signal);
     const exited = once(child, 'exit').then(() => live.delete(child));
 
     const output = new Output();
@@ -108,7 +119,7 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
             }),
         ]);
     } catch (err) {
-        child.kill('SIGKILL');
+        signal('SIGKILL');
         await exited;
         throw new Error(`${(err as Error).message}\n--- host stderr ---\n${output.stderr}\n--- host stdout ---\n${output.stdout}`);
     }
@@ -116,10 +127,10 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
     const url = ready?.[2] ?? ready?.[1] ?? '';
     const port = Number(new URL(url).port);
 
-    const terminate = async (signal: NodeJS.Signals, graceMs: number) => {
+    const terminate = async (name: NodeJS.Signals, graceMs: number) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill(signal);
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        signal(name);
+        const timer = setTimeout(() => signal('SIGKILL'), graceMs);
         await exited;
         clearTimeout(timer);
     };

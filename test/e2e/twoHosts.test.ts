@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { skipReason } from '../support/backends';
+import { resultProblems, type Mined } from '../support/chainCheck';
+import { CHAIN_22 } from '../support/expectedChains';
+import { pollUntilDone } from '../support/polling';
+import type { SpawnedHost } from '../support/spawnHost';
+import { crash, executions, startTwoHosts, type TwoHosts } from '../support/twoHosts';
+
+/**
+ * Two hosts on one task hub, on the real Durable extension (issue 21, point 3): the MCP SDK's client over HTTP
+ * against two `npm start -- --durable extension` on one Azurite, as two instances of one app. A fanned-out run's
+ * MineBlock calls execute on both; either host answers every tool call for every workflow, with the caps,
+ * idempotency and tenant scoping of one app; and SIGKILL of either host mid-run loses nothing: the survivor
+ * finishes every workflow with the known chain. The TypeScript engine is one host per task hub (it refuses a
+ * second: test/devhost/durable.test.ts), so this file runs on the extension only.
+ */
+
+/** 2^16 nonces per MineBlock call: CHAIN_22's blocks span 11 to 41 ranges, a fraction of a second each. */
+const FANNED_OUT = { PARALLEL_RANGES: '8', RANGE_SIZE: String(2 ** 16) };
+const CAP = 3;
+
+interface Status {
+    status: 'completed' | 'running' | 'failed' | 'not_found';
+    workflow_id: string;
+    reason?: string;
+    result?: Mined;
+    error?: string;
+}
+
+const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
+const chainOf = (result: Mined | undefined) => result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash }));
+const expected = CHAIN_22.map(({ index, nonce, hash }) => ({ index, nonce, hash }));
+
+class Caller {
+    private constructor(private readonly client: Client) {}
+
+    static async on(host: SpawnedHost, tenant: string): Promise<Caller> {
+        const client = new Client({ name: 'e2e-two-hosts', version: '1.0.0' });
+        const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/api/mcp`), { requestInit: { headers: principal(tenant) } });
+        await client.connect(transport);
+        return new Caller(client);
+    }
+
+    async raw(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+        return (await this.client.callTool({ name, arguments: args })) as CallToolResult;
+    }
+
+    async status(name: string, args: Record<string, unknown>): Promise<Status> {
+        const answer = await this.raw(name, args);
+        assert.notEqual(answer.isError, true, JSON.stringify(answer.content));
+        return answer.structuredContent as unknown as Status;
+    }
+
+    close = () => this.client.close().catch(() => undefined);
+}
+
+/** The host's log lines of one workflow's MineBlock executions ("<id>: Function 'MineBlock (Activity)' started"). */
+const mineBlocksOf = (host: SpawnedHost, id: string) => host.stderr.split('\n').filter((line) => line.includes(`${id}: Function 'MineBlock (Activity)' started`));
+/** Whether the host ran the workflow's orchestrator (its control-queue partition was this host's). */
+const orchestratedIn = (log: string, id: string) => log.includes(`${id}: Function 'MineChain (Orchestrator)' started`);
+const orchestrated = (host: SpawnedHost, id: string) => orchestratedIn(host.stderr, id);
+
+describe('two extension hosts on one task hub', { skip: skipReason('extension') }, () => {
+    let pair: TwoHosts;
+    const callers: Caller[] = [];
+    const caller = async (host: SpawnedHost, tenant = 'alice') => {
+        const made = await Caller.on(host, tenant);
+        callers.push(made);
+        return made;
+    };
+
+    before(async () => {
+        pair = await startTwoHosts('pair', { ...FANNED_OUT, WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: String(CAP), WEBSITE_AUTH_ENABLED: 'True' });
+    });
+    after(async () => {
+        await Promise.all(callers.map((c) => c.close()));
+        await pair?.stop();
+    });
+
+    test("one fanned-out run's MineBlock calls execute on both hosts, and give the known chain", async () => {
+        const [a, b] = pair.hosts;
+        const onA = await caller(a);
+        const started = await onA.status('start_mining', { difficulty: 22, blocks: 4 });
+        const done = await pollUntilDone((id) => onA.status('get_mining_result', { workflow_id: id }), started.workflow_id);
+        assert.equal(done.status, 'completed', done.error);
+        assert.deepEqual(chainOf(done.result), expected);
+        assert.deepEqual(resultProblems(done.result, 22, 4), []);
+        const perHost = pair.hosts.map((host) => mineBlocksOf(host, started.workflow_id).length);
+        process.stdout.write(`# MineBlock executions of one run: host A ${perHost[0]}, host B ${perHost[1]}\n`);
+        assert.ok(perHost.every((n) => n > 0), `each host ran some of its MineBlock calls: ${perHost.join(' and ')}`);
+        // The WebJobs SDK's line for each execution, as the Functions host logs it, is in both logs too.
+        for (const host of [a, b]) assert.ok(executions(host, 'MineBlock').length > 0);
+    });
+
+    test('either host answers every tool call; caps, idempotency and tenant scoping hold across hosts', async () => {
+        const [a, b] = pair.hosts;
+        const [aliceOnA, aliceOnB, bobOnA, bobOnB] = [await caller(a), await caller(b), await caller(a, 'bob'), await caller(b, 'bob')];
+        const long = { difficulty: 32, blocks: 1 };
+
+        // Idempotency: one key on A then B is one workflow, read and listed from either host.
+        const keyed = await aliceOnA.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
+        const again = await aliceOnB.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
+        assert.equal(again.workflow_id, keyed.workflow_id);
+        for (const c of [aliceOnA, aliceOnB]) assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'running');
+
+        // Tenant scoping: bob sees none of alice's workflows, on either host, and cannot cancel them.
+        for (const c of [bobOnA, bobOnB]) {
+            assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'not_found');
+            assert.equal((await c.status('cancel_mining', { workflow_id: keyed.workflow_id })).status, 'not_found');
+        }
+
+        // The cap counts alice's workflows wherever they were started: B, then A, then the refusal on B.
+        const ids = [keyed.workflow_id];
+        ids.push((await aliceOnB.status('start_mining', long)).workflow_id);
+        ids.push((await aliceOnA.status('start_mining', long)).workflow_id);
+        const refused = await aliceOnB.raw('start_mining', long);
+        assert.equal(refused.isError, true, JSON.stringify(refused.structuredContent));
+        assert.match(JSON.stringify(refused.content), new RegExp(`MAX_ACTIVE_WORKFLOWS = ${CAP}`));
+        // bob's cap is his own.
+        const bobs = await bobOnA.status('start_mining', long);
+        assert.equal(bobs.status, 'running');
+
+        // Cancelled on the other host than the one that started each; read back as cancelled on both.
+        const cancelOn = (i: number) => (i % 2 === 0 ? aliceOnB : aliceOnA);
+        for (const [i, id] of ids.entries()) await cancelOn(i).status('cancel_mining', { workflow_id: id });
+        await bobOnB.status('cancel_mining', { workflow_id: bobs.workflow_id });
+        for (const id of ids) {
+            for (const c of [aliceOnA, aliceOnB]) {
+                const ended = await pollUntilDone((w) => c.status('get_mining_result', { workflow_id: w }), id, 120_000);
+                assert.equal(ended.status, 'failed');
+                assert.equal(ended.reason, 'cancelled');
+            }
+        }
+        // Room again: a start on either host is accepted.
+        const after = await aliceOnB.status('start_mining', { difficulty: 8, blocks: 1 });
+        assert.equal(after.status, 'running');
+    });
+
+    test('SIGKILL of host A mid-run: host B finishes every workflow with the known chain', async () => {
+        await killMidRun(pair, 0, caller);
+    });
+});
+
+describe('two extension hosts on one task hub, host B killed', { skip: skipReason('extension') }, () => {
+    let pair: TwoHosts;
+    const callers: Caller[] = [];
+    before(async () => {
+        pair = await startTwoHosts('pairb', { ...FANNED_OUT, WAIT_BUDGET_SECONDS: '0', WEBSITE_AUTH_ENABLED: 'True' });
+    });
+    after(async () => {
+        await Promise.all(callers.map((c) => c.close()));
+        await pair?.stop();
+    });
+
+    test('SIGKILL of host B mid-run: host A finishes every workflow with the known chain', async () => {
+        await killMidRun(pair, 1, async (host, tenant) => {
+            const made = await Caller.on(host, tenant);
+            callers.push(made);
+            return made;
+        });
+    });
+});
+
+/**
+ * Starts runs of CHAIN_22 on both hosts, a tenant each (so no cap refuses one), until the victim orchestrates at
+ * least one (its control-queue partitions are half of them); kills the victim once it has executed MineBlock
+ * calls of that one, then polls every run on the survivor to the end. Measures the takeover: from the kill to
+ * the survivor's first line about each orphaned workflow, and to the last completion.
+ */
+async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: SpawnedHost, tenant: string) => Promise<Caller>): Promise<void> {
+    const victim = pair.hosts[victimIndex];
+    const survivor = pair.hosts[1 - victimIndex] as SpawnedHost;
+    const runs: { id: string; tenant: string }[] = [];
+    const startRun = async (i: number) => {
+        const tenant = `kill${victimIndex}-${i}`;
+        const on = await caller(pair.hosts[i % 2] as SpawnedHost, tenant);
+        runs.push({ id: (await on.status('start_mining', { difficulty: 22, blocks: 4 })).workflow_id, tenant });
+    };
+    const placed = () => runs.every(({ id }) => pair.hosts.some((host) => orchestrated(host, id)));
+    const orphans = () => runs.filter(({ id }) => orchestrated(victim, id));
+    const deadline = Date.now() + 60_000;
+    while (orphans().length === 0) {
+        assert.ok(runs.length < 8 && Date.now() < deadline, `the victim orchestrated none of ${runs.length} runs`);
+        await Promise.all([0, 1].map((k) => startRun(runs.length + k)));
+        while (!placed() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const orphaned = orphans().map(({ id }) => id);
+    while (!orphaned.some((id) => mineBlocksOf(victim, id).length > 0)) {
+        assert.ok(Date.now() < deadline, 'the victim ran no MineBlock of its workflows');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const readers = await Promise.all(runs.map(({ tenant }) => caller(survivor, tenant)));
+    const status = (i: number) => readers[i]!.status('get_mining_result', { workflow_id: runs[i]!.id });
+    const stillRunning = (await Promise.all(runs.map((_, i) => status(i)))).filter((s) => s.status === 'running').length;
+
+    const seenFrom = survivor.stderr.length;
+    const killedAt = Date.now();
+    await crash(victim);
+    assert.throws(() => process.kill(victim.pid!, 0), 'the victim is gone');
+
+    // The survivor's first lines about each orphaned workflow after the kill (looked for every 200 ms): an
+    // activity (from the shared work-item queue, at once) and its orchestrator (once its partition is the survivor's).
+    const firstSeen = { activity: new Map<string, number>(), orchestrator: new Map<string, number>() };
+    const watch = setInterval(() => {
+        const fresh = survivor.stderr.slice(seenFrom);
+        for (const id of orphaned) {
+            if (!firstSeen.activity.has(id) && fresh.includes(`${id}: Function 'MineBlock (Activity)' started`)) firstSeen.activity.set(id, Date.now() - killedAt);
+            if (!firstSeen.orchestrator.has(id) && orchestratedIn(fresh, id)) firstSeen.orchestrator.set(id, Date.now() - killedAt);
+        }
+    }, 200);
+    try {
+        const results = await Promise.all(runs.map((run, i) => pollUntilDone(() => status(i), run.id, 300_000)));
+        const completedAfter = Date.now() - killedAt;
+        const times = (seen: Map<string, number>) => orphaned.map((id) => (seen.has(id) ? `${seen.get(id)} ms` : 'none')).join(', ');
+        process.stdout.write(
+            `# killed host ${'AB'[victimIndex]} with ${stillRunning} of ${runs.length} runs running, ${orphaned.length} orchestrated by it; ` +
+                `the survivor's first MineBlock of each after ${times(firstSeen.activity)}, its orchestrator after ${times(firstSeen.orchestrator)}; ` +
+                `all completed ${completedAfter} ms after the kill\n`
+        );
+        for (const [i, done] of results.entries()) {
+            assert.equal(done.status, 'completed', `${runs[i]!.id}: ${done.error}`);
+            assert.deepEqual(chainOf(done.result), expected, `${runs[i]!.id} has the known chain`);
+            assert.deepEqual(resultProblems(done.result, 22, 4), []);
+        }
+        assert.ok(stillRunning > 0, 'runs were still running at the kill');
+    } finally {
+        clearInterval(watch);
+    }
+}

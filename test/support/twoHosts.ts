@@ -1,0 +1,85 @@
+import { quickRedelivery } from './backends';
+import { repoRoot, spawnHost, type SpawnedHost } from './spawnHost';
+import { startTestAzurite, uniqueHubName, type TestAzurite } from './testAzurite';
+
+/**
+ * Two hosts of the real app on one task hub and one Azurite, on the real Durable extension, as two instances
+ * of one function app: the Azurite is the test's own (startTestAzurite), so killing a host leaves it up, and
+ * each host runs in a process group of its own, so that crash() loses one instance whole.
+ *
+ *   const pair = await startTwoHosts('pair', { PARALLEL_RANGES: '8' });
+ *   after(() => pair.stop());
+ *   await crash(pair.hosts[0]);
+ */
+
+export interface TwoHosts {
+    readonly azurite: TestAzurite;
+    readonly hub: string;
+    readonly hosts: readonly [SpawnedHost, SpawnedHost];
+    /** Stops whichever host still runs, then the Azurite. */
+    stop(): Promise<void>;
+}
+
+/**
+ * Work taken by a lost instance comes back after its queue message's visibility timeout: 10 s here for the
+ * work-item queue (activities) instead of 5 minutes; the control queues' (orchestration messages) is the minute
+ * of local.settings.json, the least the extension takes.
+ */
+export const QUICK_REDELIVERY: Record<string, string> = quickRedelivery('extension', '00:00:10');
+
+export async function startTwoHosts(hubPrefix: string, env: Record<string, string> = {}): Promise<TwoHosts> {
+    const azurite = await startTestAzurite('all');
+    const hub = uniqueHubName(hubPrefix);
+    const start = () =>
+        spawnHost({
+            app: repoRoot,
+            storage: 'azure',
+            durable: 'extension',
+            processGroup: true,
+            env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: hub, ...QUICK_REDELIVERY, ...env },
+        });
+    // Together, as instances of a scaled-out app start; either failing stops the other and the Azurite.
+    const started = await Promise.allSettled([start(), start()]);
+    const [a, b] = started;
+    if (a.status === 'rejected' || b.status === 'rejected') {
+        await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+        await azurite.stop();
+        throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
+    }
+    const hosts = [a.value, b.value] as const;
+    return {
+        azurite,
+        hub,
+        hosts,
+        stop: async () => {
+            await Promise.all(hosts.map((host) => host.stop()));
+            await azurite.stop();
+        },
+    };
+}
+
+/** The .NET process of a host's Durable extension, from the host's log ("…, .NET pid <n>, …"). */
+export function dotnetPid(host: SpawnedHost): number {
+    const pid = /\.NET pid (\d+)/.exec(host.stderr)?.[1];
+    if (pid === undefined) throw new Error('The host did not log its .NET pid.');
+    return Number(pid);
+}
+
+/**
+ * SIGKILL of one instance: the host's process group, and the Durable extension's .NET process, which has a group
+ * of its own (it would otherwise see its stdin close and shut down in order). The Azurite stays up.
+ */
+export async function crash(host: SpawnedHost): Promise<void> {
+    const dotnet = dotnetPid(host);
+    try {
+        process.kill(-dotnet, 'SIGKILL');
+    } catch {
+        // gone already
+    }
+    await host.kill();
+}
+
+/** The host's log lines for each execution of the function (the WebJobs SDK's "Executing 'MineBlock' (Reason=…, Id=…)"). */
+export function executions(host: SpawnedHost, functionName: string): string[] {
+    return host.stderr.split('\n').filter((line) => line.includes(`Executing '${functionName}' (`));
+}
