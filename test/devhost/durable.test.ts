@@ -409,7 +409,7 @@ for (const durable of ['ts', 'extension'] as const) {
             }
         });
 
-        // The real extension lets a second host join the task hub as another worker (docs/local-host.md).
+        // The real extension lets a second host join the task hub as another worker (test/e2e/twoHosts.test.ts).
         test('a second host on the same task hub is refused while the first one runs', { skip: durable === 'extension' ? 'the real extension shares the hub between hosts' : false }, async () => {
             await assert.rejects(
                 spawnHost({

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -61,8 +64,7 @@ class Caller {
 /** The host's log lines of one workflow's MineBlock executions ("<id>: Function 'MineBlock (Activity)' started"). */
 const mineBlocksOf = (host: SpawnedHost, id: string) => host.stderr.split('\n').filter((line) => line.includes(`${id}: Function 'MineBlock (Activity)' started`));
 /** Whether the host ran the workflow's orchestrator (its control-queue partition was this host's). */
-const orchestratedIn = (log: string, id: string) => log.includes(`${id}: Function 'MineChain (Orchestrator)' started`);
-const orchestrated = (host: SpawnedHost, id: string) => orchestratedIn(host.stderr, id);
+const orchestrated = (host: SpawnedHost, id: string) => host.stderr.includes(`${id}: Function 'MineChain (Orchestrator)' started`);
 
 describe('two extension hosts on one task hub', { skip: skipReason('extension') }, () => {
     let pair: TwoHosts;
@@ -209,7 +211,8 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
         const fresh = survivor.stderr.slice(seenFrom);
         for (const id of orphaned) {
             if (!firstSeen.activity.has(id) && fresh.includes(`${id}: Function 'MineBlock (Activity)' started`)) firstSeen.activity.set(id, Date.now() - killedAt);
-            if (!firstSeen.orchestrator.has(id) && orchestratedIn(fresh, id)) firstSeen.orchestrator.set(id, Date.now() - killedAt);
+            // Any episode's line ("awaited", "completed"): a replay's "started" is not logged (traceReplayEvents off).
+            if (!firstSeen.orchestrator.has(id) && fresh.includes(`${id}: Function 'MineChain (Orchestrator)'`)) firstSeen.orchestrator.set(id, Date.now() - killedAt);
         }
     }, 200);
     try {
@@ -227,6 +230,12 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
             assert.deepEqual(resultProblems(done.result, 22, 4), []);
         }
         assert.ok(stillRunning > 0, 'runs were still running at the kill');
+    } catch (error) {
+        // Both logs, for the failure's story (the survivor's history of the workflow, the victim's last lines).
+        const folder = mkdtempSync(join(tmpdir(), 'two-hosts-'));
+        pair.hosts.forEach((host, i) => writeFileSync(join(folder, `host-${'AB'[i]}.log`), host.stderr));
+        process.stdout.write(`# the two hosts' logs: ${folder}\n`);
+        throw error;
     } finally {
         clearInterval(watch);
     }
