@@ -38,15 +38,19 @@ export async function startTwoHosts(hubPrefix: string, env: Record<string, strin
             processGroup: true,
             env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: hub, ...QUICK_REDELIVERY, ...env },
         });
-    // Together, as instances of a scaled-out app start; either failing stops the other and the Azurite.
-    const started = await Promise.allSettled([start(), start()]);
-    const [a, b] = started;
-    if (a.status === 'rejected' || b.status === 'rejected') {
-        await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    // One after the other: the extension's local RPC endpoint tries port 17071 first and falls back to another
+    // only when the bind fails cleanly; two hosts binding it at the same moment can fail the start instead
+    // (SocketException: Address already in use, seen here).
+    const a = await start().catch(async (error: unknown) => {
         await azurite.stop();
-        throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
-    }
-    const hosts = [a.value, b.value] as const;
+        throw error;
+    });
+    const b = await start().catch(async (error: unknown) => {
+        await a.stop();
+        await azurite.stop();
+        throw error;
+    });
+    const hosts = [a, b] as const;
     return {
         azurite,
         hub,
