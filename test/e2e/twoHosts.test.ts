@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { TableClient } from '@azure/data-tables';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +23,16 @@ import { crash, executions, startTwoHosts, type TwoHosts } from '../support/twoH
  * second: test/devhost/durable.test.ts), so this file runs on the extension only.
  */
 
-/** 2^16 nonces per MineBlock call: CHAIN_22's blocks span 11 to 41 ranges, a fraction of a second each. */
-const FANNED_OUT = { PARALLEL_RANGES: '8', RANGE_SIZE: String(2 ** 16) };
+/**
+ * 2^16 nonces per MineBlock call: CHAIN_22's blocks span 11 to 41 ranges, a fraction of a second each. At most 4
+ * activities per host: with host.json's 20, the host whose poller is warm took 109 of a run's 114 ranges, the
+ * other polling an empty queue; a full host leaves the rest of the window to the other, as instances on Azure.
+ */
+const FANNED_OUT = {
+    PARALLEL_RANGES: '8',
+    RANGE_SIZE: String(2 ** 16),
+    AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: '4',
+};
 const CAP = 3;
 
 interface Status {
@@ -96,6 +105,15 @@ describe('two extension hosts on one task hub', { skip: skipReason('extension') 
         assert.ok(perHost.every((n) => n > 0), `each host ran some of its MineBlock calls: ${perHost.join(' and ')}`);
         // The WebJobs SDK's line for each execution, as the Functions host logs it, is in both logs too.
         for (const host of [a, b]) assert.ok(executions(host, 'MineBlock').length > 0);
+        // Two workers by name, and each control-queue partition leased by one of them (with the machine's name
+        // for both, the default, each host took every partition for its own).
+        const workers = pair.hosts.map((host) => /\(worker (\S+), \.NET pid/.exec(host.stderr)?.[1]);
+        assert.equal(new Set(workers).size, 2, `two worker names: ${workers.join(', ')}`);
+        const partitions = TableClient.fromConnectionString(pair.azurite.connectionString, `${pair.hub}Partitions`, { allowInsecureConnection: true });
+        const owners: unknown[] = [];
+        for await (const lease of partitions.listEntities()) owners.push(lease['CurrentOwner']);
+        assert.equal(owners.length, 4, 'four control-queue partitions');
+        for (const owner of owners) assert.ok(workers.includes(owner as string), `partition owner ${String(owner)} is one of ${workers.join(', ')}`);
     });
 
     test('either host answers every tool call; caps, idempotency and tenant scoping hold across hosts', async () => {
