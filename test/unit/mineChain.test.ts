@@ -377,6 +377,12 @@ describe('MineChain with ranges in flight (parallel_ranges)', () => {
         assert.ok((run.dispatched as MineBlockInput[]).every((input) => input.end - input.start === 64));
     });
 
+    it('an easy block, found in its first range, dispatches no other range (the window opens after a first range in vain)', () => {
+        const run = drive(mineChainOrchestrator(), { input: { difficulty: 8, blocks: 3, range_size: 2 ** 24, parallel_ranges: 8 }, answer: syncMineBlock });
+        assert.deepEqual((run.output as Mined).blocks, serialChain(8, 3));
+        assert.equal(run.dispatched.length, 3);
+    });
+
     it('refuses parallel_ranges out of 1 to 64', () => {
         for (const parallel of [0, 65, 1.5, 'x']) {
             assert.throws(
