@@ -67,6 +67,10 @@ var appSettings = {
   AzureFunctionsJobHost__extensions__durableTask__storageProvider__type: 'azureManaged'
   AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName: schedulerConnectionSetting
   DURABLE_TASK_SCHEDULER_CONNECTION_STRING: 'Endpoint=${schedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
+  // Activity slots per instance, about 2 per core of its size (512 MB about 0.25 core, 2048 MB 1, 4096 MB 2): the
+  // ranges are CPU-bound, so an instance takes what its cores hash and leaves the rest queued, which is what the
+  // scale controller adds instances for (work items / slots). Overrides host.json's 4, which is for a 2-core machine.
+  AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: instanceMemoryMB >= 4096 ? '4' : instanceMemoryMB >= 2048 ? '2' : '1'
 
   // The app's own settings (SETTING_NAMES in src/config.ts, validated there at start).
   TASKHUB_NAME: taskHubName

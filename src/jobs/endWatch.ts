@@ -22,7 +22,7 @@ export interface EndWatch {
 }
 
 /**
- * Reads the orchestration's runtime status every `intervalMs` until stopped. Aborts when it is terminal,
+ * Reads the orchestration's runtime status at once, then every `intervalMs` until stopped. Aborts when it is terminal,
  * when `superseded` says yes to its custom status (the work was overtaken), or when `read` rejects with the
  * backend's 404 (the instance was purged). `read` may answer the runtime status alone. Any other failure, or an
  * undefined answer, and the watch simply keeps going, because stopping real work on a guess would be
@@ -49,13 +49,15 @@ export function watchForEnd(
         }
         schedule();
     };
-    const schedule = () => {
+    const schedule = (delayMs = intervalMs) => {
         if (stopped || controller.signal.aborted) return;
-        timer = setTimeout(() => void tick(), intervalMs);
+        timer = setTimeout(() => void tick(), delayMs);
         // The watch must never be what keeps a process alive.
         timer.unref();
     };
-    schedule();
+    // The first read at once: a range that waited in the queue behind others may already be unwanted (its
+    // workflow cancelled, its block found), and then it should cost one read, not an interval of hashing.
+    schedule(0);
     return {
         signal: controller.signal,
         stop() {

@@ -18,6 +18,11 @@ export type TakeAnswer<R> = (index: number, answer: unknown) => R | undefined;
 export interface WindowOptions<R> {
     /** Most pieces in flight, at least 1; 1 is the sequential walk, yielding each piece alone. */
     width: number;
+    /**
+     * Piece 0 alone until it answers, then `width`: for searches where the first piece often holds the answer
+     * (an easy block), so that nothing above it is dispatched in vain.
+     */
+    slowStart?: boolean;
     /** Pieces in all (0 to count − 1). */
     count: number;
     /** The task of piece `index`; called once per piece, in order, and only when it is dispatched. */
@@ -42,7 +47,8 @@ export function* rangeWindow<R>(context: OrchestrationContext, options: WindowOp
         // Several answers in one episode: take those already in before refilling, one timer for them all. Task
         // states follow the history's order of events, so this decides the same way on every replay.
         const lowestIn = outstanding[0] !== undefined && (outstanding[0].isCompleted || outstanding[0].isFaulted);
-        while (!lowestIn && dispatched < count && dispatched - taken < width) {
+        const open = options.slowStart === true && taken === 0 ? 1 : width;
+        while (!lowestIn && dispatched < count && dispatched - taken < open) {
             const task = start(dispatched++);
             outstanding.push(task);
             fresh.push(task);

@@ -155,6 +155,12 @@ describe('function app settings', { skip: bicepSkip }, () => {
         );
     });
 
+    it('give each instance about 2 activity slots per core of its size, overriding host.json', () => {
+        const slots = (instanceMemoryMB?: number) =>
+            appSettingsOf(instanceMemoryMB === undefined ? {} : { instanceMemoryMB })['AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions'];
+        assert.deepEqual([slots(), slots(512), slots(2048), slots(4096)], ['2', '1', '2', '4'], `${WHERE}: maxConcurrentActivityFunctions per instance size`);
+    });
+
     it('are set once, by the appsettings resource, and not in siteConfig, where a second list would replace them', () => {
         for (const site of deployed(deployment(), 'Microsoft.Web/sites')) {
             const siteConfig = at(site.body['properties'], ['siteConfig']);

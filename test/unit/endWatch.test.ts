@@ -36,6 +36,14 @@ describe('watchForEnd', () => {
         });
     }
 
+    it('reads at once, so work that waited in the queue for a workflow already ended stops before an interval', async () => {
+        const started = Date.now();
+        const watch = watchForEnd(async () => 'Terminated', 60_000);
+        await whileAlive(once(watch.signal, 'abort'));
+        assert.ok(Date.now() - started < 30_000, 'aborted only after the interval');
+        watch.stop();
+    });
+
     it('reads no more once stopped', async () => {
         let reads = 0;
         const watch = watchForEnd(async () => {

@@ -7,6 +7,8 @@ import { findNonceSerial } from '../support/serialSearch';
 import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/jobs/mining/contracts';
 import { mineBlockActivity, type RangeSearch } from '../../src/jobs/mining/mineBlockActivity';
 import { mineChainOrchestrator } from '../../src/jobs/mining/mineChainOrchestrator';
+import { MINING } from '../../src/jobs/mining/job';
+import { parseConfig } from '../../src/config';
 import { drive, highestFirst, lowestFirst, type FakeTask, type PickNext } from './helpers/windowDriver';
 
 interface ScheduledCall {
@@ -364,6 +366,22 @@ describe('MineChain with ranges in flight (parallel_ranges)', () => {
         const ok = drive(mineChainOrchestrator(16, 64), { input, answer: failAt(hitRange + 1), pick: highestFirst });
         assert.deepEqual((ok.output as Mined).blocks, chain);
         assert.throws(() => drive(mineChainOrchestrator(16, 64), { input, answer: failAt(hitRange), pick: highestFirst }), new RegExp(`range ${hitRange} failed`));
+    });
+
+    it('a start records PARALLEL_RANGES and RANGE_SIZE in the input, so a changed setting never reaches a running workflow', () => {
+        const plan = MINING.plan({ difficulty: 20, blocks: 2 }, parseConfig({ TASKHUB_NAME: 'unittests', PARALLEL_RANGES: '8', RANGE_SIZE: '4096' }));
+        assert.deepEqual(plan.input, { difficulty: 20, blocks: 2, range_size: 4096, parallel_ranges: 8 });
+        // Replayed under other settings (none are read by the orchestrator), the recorded input decides.
+        const chain = serialChain(10, 2);
+        const run = drive(mineChainOrchestrator(), { input: { difficulty: 10, blocks: 2, range_size: 64, parallel_ranges: 3 }, answer: syncMineBlock });
+        assert.deepEqual((run.output as Mined).blocks, chain);
+        assert.ok((run.dispatched as MineBlockInput[]).every((input) => input.end - input.start === 64));
+    });
+
+    it('an easy block, found in its first range, dispatches no other range (the window opens after a first range in vain)', () => {
+        const run = drive(mineChainOrchestrator(), { input: { difficulty: 8, blocks: 3, range_size: 2 ** 24, parallel_ranges: 8 }, answer: syncMineBlock });
+        assert.deepEqual((run.output as Mined).blocks, serialChain(8, 3));
+        assert.equal(run.dispatched.length, 3);
     });
 
     it('refuses parallel_ranges out of 1 to 64', () => {

@@ -103,6 +103,27 @@ describe('rangeWindow', () => {
         assert.deepEqual(stopped, [0, 1]);
     });
 
+    it('slowStart: piece 0 alone until it answers, then the full width', () => {
+        const taken: number[] = [];
+        const orchestrator = function* (context: OrchestrationContext) {
+            return yield* rangeWindow<string>(context, {
+                width: 3,
+                slowStart: true,
+                count: 6,
+                start: (index) => context.df.callActivityWithRetry(PIECE, {} as never, { index }),
+                take(index) {
+                    taken.push(index);
+                    return undefined;
+                },
+            });
+        };
+        const run = drive(orchestrator, { input: {}, answer: echo });
+        assert.deepEqual(taken, [0, 1, 2, 3, 4, 5]);
+        assert.deepEqual(run.yields.slice(0, 4), ['task', 'any(3)', 'task', 'any(1+timer)']);
+        assert.equal(run.inFlightSnapshots[0]?.length, 1);
+        assert.equal(run.maxInFlight, 3);
+    });
+
     it('refuses a width that is not a positive integer', () => {
         assert.throws(() => drive(windowOrchestrator(0, 3, []), { input: {}, answer: echo }), /width must be a positive integer/);
     });

@@ -86,7 +86,8 @@ export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRa
 type BlockTask = Pick<MineBlockInput, 'index' | 'previous_hash' | 'difficulty'>;
 
 /**
- * One block: MineBlock over [0, n), [n, 2n), … until a range holds a nonce, `width` ranges in flight. The
+ * One block: MineBlock over [0, n), [n, 2n), … until a range holds a nonce, `width` ranges in flight once
+ * the first range has answered without one. The
  * custom status set right after this returns is what tells the ranges still running above the hit to stop
  * (src/jobs/endWatch.ts).
  */
@@ -95,6 +96,8 @@ function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: n
     const rangeOf = (k: number) => ({ start: k * rangeSize, end: Math.min((k + 1) * rangeSize, Number.MAX_SAFE_INTEGER) });
     const block = yield* rangeWindow<Block>(context, {
         width,
+        // An easy block is found in its first range: search that alone, and open the window only if it has no nonce.
+        slowStart: true,
         count: Math.ceil(Number.MAX_SAFE_INTEGER / rangeSize),
         start(k) {
             const input: MineBlockInput = { ...task, ...rangeOf(k) };
