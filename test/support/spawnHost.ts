@@ -39,6 +39,11 @@ export interface SpawnHostOptions {
     env?: Record<string, string | undefined>;
     /** How long to wait for the ready line; default 30 s. */
     readyTimeoutMs?: number;
+    /**
+     * CPUs to pin the host to (`taskset -c <list>`, e.g. '0'): its children (the extension's .NET host, worker
+     * threads) inherit the affinity, so the whole host runs on them, as on an instance of that many cores.
+     */
+    cpus?: string;
 }
 
 export interface SpawnedHost {
@@ -90,7 +95,9 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
         if (value === undefined) delete env[name];
         else env[name] = value;
     }
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // taskset execs the command, so the child's pid is the host's own.
+    const [command, commandArgs] = options.cpus === undefined ? [process.execPath, args] : ['taskset', ['-c', options.cpus, process.execPath, ...args]];
+    const child = spawn(command, commandArgs, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(child);
     const exited = once(child, 'exit').then(() => live.delete(child));
 
