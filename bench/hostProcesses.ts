@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 
 /**
  * What a benchmark reads about a running host from outside: the CPUs its processes may run on (Linux
@@ -21,6 +22,34 @@ export function affinityOfTree(pid: number | undefined): string[] {
     };
     visit(pid);
     return lists;
+}
+
+/**
+ * Sets every thread of a process tree to `nice` (Linux: a thread id is a pid to setpriority); returns how many
+ * threads it changed. The bench uses it to put a host's mining threads (nice 10 by design) on a par with the
+ * other work of a shared machine, which they would otherwise yield to entirely.
+ */
+export function reniceTree(pid: number | undefined, nice: number): number {
+    if (pid === undefined) return 0;
+    let changed = 0;
+    const visit = (id: number) => {
+        try {
+            for (const tid of readdirSync(`/proc/${id}/task`)) {
+                try {
+                    setPriority(Number(tid), nice);
+                    changed++;
+                } catch {
+                    // The thread ended meanwhile.
+                }
+            }
+            const children = readFileSync(`/proc/${id}/task/${id}/children`, 'utf8').trim();
+            for (const child of children === '' ? [] : children.split(/\s+/)) visit(Number(child));
+        } catch {
+            // The process ended meanwhile, or this is not Linux.
+        }
+    };
+    visit(pid);
+    return changed;
 }
 
 export interface ActivityTally {

@@ -13,6 +13,7 @@
  *
  * With d measured as P × (wall time per range of a trivial chain with P in flight), the model gives that chain
  * back exactly; the hashing alone gives W / (min(N·c, P) · rate). P bounds the cores one workflow can use.
+ * `growth` adds the replay of a history that lengthens with every range.
  */
 
 export interface ModelParameters {
@@ -24,8 +25,13 @@ export interface ModelParameters {
     parallel: number;
     /** Cores of all instances together, N·c. */
     cores: number;
-    /** One range's round trip with `parallel` in flight, trivial work, in seconds. */
+    /** One range's round trip with `parallel` in flight, trivial work, in seconds, at the start of a run. */
     roundTrip: number;
+    /**
+     * Seconds the round trip grows by per range already in the run's history: every episode replays the whole
+     * history (blocks do not continue-as-new), so a run of many small ranges slows down as it goes. Default 0.
+     */
+    growth?: number;
 }
 
 export interface ModelResult {
@@ -41,7 +47,7 @@ export function modelRun(attempts: readonly number[], m: ModelParameters): Model
     let wastedCoreSeconds = 0;
     let ranges = 0;
     for (const w of attempts) {
-        const block = modelBlock(w, m);
+        const block = modelBlock(w, m, ranges);
         seconds += block.seconds;
         wastedCoreSeconds += block.wastedCoreSeconds;
         ranges += block.ranges;
@@ -58,13 +64,21 @@ export function modelRun(attempts: readonly number[], m: ModelParameters): Model
  */
 export function modelExpectedRun(blocks: number, meanAttempts: number, m: ModelParameters): ModelResult {
     const quantiles = Array.from({ length: 16 }, (_, j) => Math.max(1, Math.round(-meanAttempts * Math.log(1 - (j + 0.5) / 16))));
-    const perBlock = quantiles.map((w) => modelBlock(w, m));
-    const mean = (pick: (r: ModelResult) => number) => (blocks * perBlock.reduce((sum, r) => sum + pick(r), 0)) / perBlock.length;
-    return { seconds: mean((r) => r.seconds), wastedCoreSeconds: mean((r) => r.wastedCoreSeconds), ranges: mean((r) => r.ranges) };
+    // Block b starts with the ranges of the blocks before it in the history: b times the mean block's.
+    const meanRanges = quantiles.reduce((sum, w) => sum + Math.floor((w - 1) / m.rangeSize) + 1, 0) / quantiles.length;
+    let seconds = 0;
+    let wastedCoreSeconds = 0;
+    for (let b = 0; b < blocks; b++) {
+        const perBlock = quantiles.map((w) => modelBlock(w, m, b * meanRanges));
+        seconds += perBlock.reduce((sum, r) => sum + r.seconds, 0) / perBlock.length;
+        wastedCoreSeconds += perBlock.reduce((sum, r) => sum + r.wastedCoreSeconds, 0) / perBlock.length;
+    }
+    return { seconds, wastedCoreSeconds, ranges: blocks * meanRanges };
 }
 
-function modelBlock(attempts: number, m: ModelParameters): ModelResult {
-    const { rate, rangeSize: R, parallel: P, roundTrip: d } = m;
+/** One block, `before` ranges into the run's history. */
+function modelBlock(attempts: number, m: ModelParameters, before: number): ModelResult {
+    const { rate, rangeSize: R, parallel: P, roundTrip, growth = 0 } = m;
     const k = Math.floor((attempts - 1) / R) + 1;
     const full = R / rate;
     const coreFree = new Array<number>(Math.max(1, m.cores)).fill(0);
@@ -77,7 +91,7 @@ function modelBlock(attempts: number, m: ModelParameters): ModelResult {
         const dispatched = i < P ? 0 : (answeredUpTo[i - P] as number);
         if (dispatched >= end) break;
         const core = indexOfMin(coreFree);
-        const start = Math.max(dispatched + d, coreFree[core] as number);
+        const start = Math.max(dispatched + roundTrip + growth * (before + i), coreFree[core] as number);
         const finish = start + (i === k - 1 ? (attempts - (k - 1) * R) / rate : full);
         coreFree[core] = finish;
         answeredUpTo.push(Math.max(finish, i > 0 ? (answeredUpTo[i - 1] as number) : 0));

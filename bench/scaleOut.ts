@@ -17,26 +17,38 @@ import { uniqueHubName } from '../test/support/testAzurite';
 import { type BenchApp, startAppOn } from './appHost';
 import { BACKEND_LABEL, type Backend, extensionUnavailable, startBenchAzurite } from './backends';
 import { type BenchOptions, fmt, load1, met, result, runIfMain, sleep } from './common';
-import { affinityOfTree, type ActivityTally, tallyMineBlock } from './hostProcesses';
+import { affinityOfTree, type ActivityTally, reniceTree, tallyMineBlock } from './hostProcesses';
 import type { McpHttp } from './mcpHttp';
 import { RECORDED_ATTEMPTS } from './mining';
 import { type ModelParameters, modelExpectedRun, modelRun } from './scaleModel';
 import { percentile } from './stats';
 
-/** The default chain (4 blocks from GENESIS) at difficulty 26: 222,116,845 attempts, about a minute on one core. */
-const SCALE_CHAIN = { difficulty: 26, blocks: 4 } as const;
-/** About 1 s of one core: short against the run, so the last range of a block leaves the other core idle briefly. */
-const SCALE_RANGE = 2 ** 22;
+/**
+ * The one-core run should take about a minute (40 to 90 s): the chain (the default one, 4 blocks from GENESIS, at
+ * a difficulty of RECORDED_ATTEMPTS) and the range size (about 1.5 s of one core) are picked from the pool's
+ * rate pinned to CPU 0, measured first, because on a shared machine that rate moves several-fold with the
+ * load (the mining threads run at nice 10, so any other work on the core comes first).
+ */
+const SCALE_TARGET_S = 60;
+const SCALE_RANGE_S = 1.5;
+const SCALE_BLOCKS = 4;
 const SCALE_PARALLEL = 4;
 /** host.json's rule (about 2 activities per core of the instance) for a host of one core. */
 const ACTIVITIES_PER_CORE = 2;
 const TARGET_RATIO = 1.6;
+/** The pool probe's work: a few seconds of one core. */
+const PROBE_NONCES = 2 ** 22;
 
 /** The smallest RANGE_SIZE, over a block whose nonce is known: the ranges are all but empty, so a range costs its dispatch. */
 const DISPATCH_RANGE = 1024;
 /** Block 0 at difficulty 16 has nonce 55,783: 55 ranges of 1024 (13: nonce 14,817, 15 ranges). */
 const DISPATCH_CHAIN = { difficulty: 16, blocks: 1 } as const;
 const SMOKE_DISPATCH_CHAIN = { difficulty: 13, blocks: 1 } as const;
+/**
+ * Blocks 0 and 1 at difficulty 17 (nonces 147,368 and 150,143): 291 ranges of 1024. Against the 55-range chain, at
+ * the widest window, it shows how a range's round trip grows with the run's history (every episode replays it).
+ */
+const LONG_DISPATCH_CHAIN = { difficulty: 17, blocks: 2 } as const;
 
 /** How often a run is polled; the figures are the workflow's own `elapsed_ms`, so this only adds to the client's wall time. */
 const POLL_MS = 500;
@@ -96,17 +108,29 @@ interface DispatchRow {
     perRangeMs: number[];
     ranges: number;
     recorded: string;
+    /** The long chain's figures, at the widest window only (not with --smoke). */
+    long?: { perRangeMs: number[]; ranges: number };
 }
 
 interface ScaleRun {
+    /** Hashes per second per core of the cores it ran on, probed just before. */
+    rate: number;
     seconds: number;
     wallSeconds: number;
     tallies: ActivityTally[];
 }
 
 interface ScaleOutcome {
+    chain: { difficulty: number; blocks: number };
+    rangeSize: number;
+    /** The rate the chain was picked by. */
+    firstRate: number;
+    /** Threads set to nice 0 per host. */
+    reniced: number[];
     one: ScaleRun[];
     two: ScaleRun[];
+    /** Runs that did not complete, and why. */
+    failures: string[];
     rates: { core0: number[]; core1: number[]; parallelism: number[] };
     affinity: string[];
     attempts: number[];
@@ -134,7 +158,11 @@ export async function run(opts: BenchOptions): Promise<string> {
                 )
             );
             apps.push(...started);
-            started.forEach((app, k) => rows.push({ backend, parallel: parallels[k] as number, app, perRangeMs: [], ranges: 0, recorded: '' }));
+            started.forEach((app, k) => {
+                const parallel = parallels[k] as number;
+                const long = !opts.smoke && parallel === Math.max(...parallels) ? { perRangeMs: [], ranges: 0 } : undefined;
+                rows.push({ backend, parallel, app, perRangeMs: [], ranges: 0, recorded: '', ...(long ? { long } : {}) });
+            });
         }
         for (const row of rows) {
             const warm = await mine([row.app.mcp], { difficulty: 8, blocks: 1 });
@@ -146,6 +174,11 @@ export async function run(opts: BenchOptions): Promise<string> {
                 const mined = await mine([row.app.mcp], dispatchChain);
                 row.ranges = rangesTo(mined.result, DISPATCH_RANGE);
                 row.perRangeMs.push(mined.result.elapsed_ms / row.ranges);
+                if (row.long) {
+                    const longer = await mine([row.app.mcp], LONG_DISPATCH_CHAIN);
+                    row.long.ranges = rangesTo(longer.result, DISPATCH_RANGE);
+                    row.long.perRangeMs.push(longer.result.elapsed_ms / row.long.ranges);
+                }
             }
         }
         for (const app of apps.splice(0)) await app.stop();
@@ -159,11 +192,22 @@ export async function run(opts: BenchOptions): Promise<string> {
     }
 }
 
+/** The chain and range size for a one-core run of about SCALE_TARGET_S at `rate`. */
+function scaleChain(rate: number): { difficulty: number; blocks: number; rangeSize: number } {
+    const difficulties = Object.keys(RECORDED_ATTEMPTS).map(Number);
+    const off = (d: number) => Math.abs(Math.log((RECORDED_ATTEMPTS[d] as number) / rate / SCALE_TARGET_S));
+    const difficulty = difficulties.reduce((best, d) => (off(d) < off(best) ? d : best), difficulties[0] as number);
+    const rangeSize = 2 ** Math.min(27, Math.max(16, Math.round(Math.log2(rate * SCALE_RANGE_S))));
+    return { difficulty, blocks: SCALE_BLOCKS, rangeSize };
+}
+
 async function scaleOut(connectionString: string, rounds: number, apps: BenchApp[]): Promise<ScaleOutcome> {
+    const firstRate = (await probeRate('0', PROBE_NONCES)).rate;
+    const { rangeSize, ...chain } = scaleChain(firstRate);
     const env = {
         ...BUDGET,
         PARALLEL_RANGES: String(SCALE_PARALLEL),
-        RANGE_SIZE: String(SCALE_RANGE),
+        RANGE_SIZE: String(rangeSize),
         AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: String(ACTIVITIES_PER_CORE),
     };
     // Information level: the hosts' "Executed 'MineBlock'" lines count each host's activities.
@@ -184,32 +228,46 @@ async function scaleOut(connectionString: string, rounds: number, apps: BenchApp
     const warm = await mine([single.mcp], { difficulty: 22, blocks: 4 });
     await mine([first.mcp, second.mcp], { difficulty: 22, blocks: 4 });
     const recorded = await recordedSettings(single, warm.workflowId);
+    // The pools' threads exist now (they live as long as the host): from nice 10 to 0, level with the machine's other work.
+    const reniced = [single, first, second].map((app) => reniceTree(app.host.pid, 0));
 
-    const outcome: ScaleOutcome = { one: [], two: [], rates: { core0: [], core1: [], parallelism: [] }, affinity, attempts: [], chainsAgree: true, recorded };
+    const outcome: ScaleOutcome = { chain, rangeSize, firstRate, reniced, one: [], two: [], failures: [], rates: { core0: [], core1: [], parallelism: [] }, affinity, attempts: [], chainsAgree: true, recorded };
     let reference: string | undefined;
     const runOn = async (hosts: BenchApp[]): Promise<ScaleRun> => {
+        // The rate of the cores the run is about to use, just before it: the model's input for this run.
+        const probes = await Promise.all(hosts.map((_, k) => probeRate(String(k), PROBE_NONCES)));
+        probes.forEach((probe, k) => {
+            (k === 0 ? outcome.rates.core0 : outcome.rates.core1).push(probe.rate);
+            outcome.rates.parallelism.push(probe.parallelism);
+        });
         const offsets = hosts.map((app) => app.host.stderr.length);
-        const mined = await mine(hosts.map((app) => app.mcp), SCALE_CHAIN);
-        const chain = JSON.stringify(mined.result.blocks);
-        reference ??= chain;
-        if (chain !== reference || mined.result.total_attempts !== RECORDED_ATTEMPTS[SCALE_CHAIN.difficulty]) outcome.chainsAgree = false;
+        const mined = await mine(hosts.map((app) => app.mcp), chain);
+        const blocks = JSON.stringify(mined.result.blocks);
+        reference ??= blocks;
+        if (blocks !== reference || mined.result.total_attempts !== RECORDED_ATTEMPTS[chain.difficulty]) outcome.chainsAgree = false;
         outcome.attempts = mined.result.blocks.map((block) => block.nonce + 1);
         // The host logs each activity's end a moment after the workflow can have ended.
         await sleep(1000);
         return {
+            rate: probes.reduce((sum, probe) => sum + probe.rate, 0) / probes.length,
             seconds: mined.result.elapsed_ms / 1000,
             wallSeconds: mined.wallMs / 1000,
             tallies: hosts.map((app, k) => tallyMineBlock(app.host.stderr.slice(offsets[k]))),
         };
     };
-    for (let round = 0; round < rounds; round++) {
-        for (const [cpu, list] of [['0', outcome.rates.core0], ['1', outcome.rates.core1]] as const) {
-            const probe = await probeRate(cpu, 2 ** 23);
-            list.push(probe.rate);
-            outcome.rates.parallelism.push(probe.parallelism);
+    // A failed run is a finding, not the end of the benchmark: it is counted and reported, with the hosts' logs on stderr.
+    const attempt = async (hosts: BenchApp[], into: ScaleRun[]) => {
+        try {
+            into.push(await runOn(hosts));
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            outcome.failures.push(`${hosts.length === 1 ? 'one host' : 'two hosts'}: ${message.slice(0, 200)}`);
+            process.stderr.write(`scaleOut: a run failed: ${message}\n${hosts.map((app) => app.host.stderr.slice(-4000)).join('\n---\n')}\n`);
         }
+    };
+    for (let round = 0; round < rounds; round++) {
         // Alternate which goes first, so neither always follows the other.
-        const steps = [async () => outcome.one.push(await runOn([single])), async () => outcome.two.push(await runOn(pair))];
+        const steps = [() => attempt([single], outcome.one), () => attempt(pair, outcome.two)];
         if (round % 2 === 1) steps.reverse();
         for (const step of steps) await step();
     }
@@ -233,13 +291,7 @@ const pow2 = (value: number) => `2^${Math.round(Math.log2(value))}`;
 function section(input: SectionInput): string {
     const { rows, scale } = input;
     const perRange = (backend: Backend, parallel: number) => median(rows.find((r) => r.backend === backend && r.parallel === parallel)?.perRangeMs ?? []);
-    const modelBackend: Backend = rows.some((r) => r.backend === 'extension') ? 'extension' : 'ts';
-    /** A range's round trip with `parallel` in flight: the trivial chain's time per range × parallel (see scaleModel.ts). */
-    const roundTrip = (parallel: number) => {
-        const measured = rows.filter((r) => r.backend === modelBackend).map((r) => r.parallel);
-        const nearest = measured.reduce((a, b) => (Math.abs(b - parallel) < Math.abs(a - parallel) ? b : a), measured[0] ?? 1);
-        return (perRange(modelBackend, nearest) * nearest) / 1000;
-    };
+    const costs = costsOf(rows);
     const lines = [
         '## Scale-out',
         '',
@@ -263,23 +315,29 @@ function section(input: SectionInput): string {
         const rate0 = median(scale.rates.core0);
         const rate1 = median(scale.rates.core1);
         lines.push(
-            `The default chain at difficulty ${SCALE_CHAIN.difficulty} (${SCALE_CHAIN.blocks} blocks, ${RECORDED_ATTEMPTS[SCALE_CHAIN.difficulty]?.toLocaleString('en-US')} attempts) ` +
-                `with \`PARALLEL_RANGES=${SCALE_PARALLEL}\` and \`RANGE_SIZE=${pow2(SCALE_RANGE)}\` (${fmt(SCALE_RANGE / rate0, 1)} s of one core here), on the real ` +
+            `The default chain at difficulty ${scale.chain.difficulty} (${scale.chain.blocks} blocks, ${RECORDED_ATTEMPTS[scale.chain.difficulty]?.toLocaleString('en-US')} attempts) ` +
+                `with \`PARALLEL_RANGES=${SCALE_PARALLEL}\` and \`RANGE_SIZE=${pow2(scale.rangeSize)}\` (${fmt(scale.rangeSize / rate0, 1)} s of one core here), both picked ` +
+                `from a first probe of CPU 0 (${fmt(scale.firstRate / 1e6)} MH/s) for a one-core run of about ${SCALE_TARGET_S} s and ranges of about ${SCALE_RANGE_S} s, on the real ` +
                 'extension (`--durable extension`), started through MCP and polled to the end: on **one host** pinned to CPU 0 ' +
                 `(\`taskset -c 0\`; task hub of its own), and on **two hosts** on one other task hub, pinned to CPU 0 and CPU 1, started on the ` +
                 `first and polled on both in turn. Every host has \`maxConcurrentActivityFunctions\` ${ACTIVITIES_PER_CORE} (host.json's rule, about 2 per core, for a ` +
                 `1-core instance). Affinity as read from /proc (the host, its .NET host): ${scale.affinity.map((a, k) => `${['one host', 'pair, first', 'pair, second'][k]}: ${a}`).join('; ')}; ` +
                 `\`availableParallelism()\` in a process pinned so: ${[...new Set(scale.rates.parallelism)].join(', ')} (the search pool sizes to it). Recorded in the input: ${scale.recorded}. ` +
-                `${scale.one.length} rounds, the order alternating; before each round the search pool's rate pinned to each CPU (bench/poolProbe.ts, ${pow2(2 ** 23)} nonces): ` +
-                `median ${fmt(rate0 / 1e6)} MH/s on CPU 0, ${fmt(rate1 / 1e6)} MH/s on CPU 1. ` +
+                `${Math.max(scale.one.length, scale.two.length)} rounds, the order alternating; just before each run the search pool's rate pinned to each CPU it uses (bench/poolProbe.ts, ${pow2(PROBE_NONCES)} nonces): ` +
+                `median ${fmt(rate0 / 1e6)} MH/s on CPU 0, ${fmt(rate1 / 1e6)} MH/s on CPU 1. The app runs its mining threads at nice 10, so on this shared machine any ` +
+                `other work on their core came first (a run took from 52 to 122 s in a trial): after the warm-up the bench sets every thread of the hosts to nice 0 ` +
+                `(${scale.reniced.join(', ')} threads), and the probe's too, level with the other sessions' work. ` +
                 `Every run gave the same chain, with the recorded attempts: ${met(scale.chainsAgree)}.`,
             '',
-            '| configuration | elapsed (median) | runs | client wall (median) | MineBlock executions per host, each run | busy s per host (median) |',
+            '| configuration | elapsed (median) | runs | client wall (median) | MineBlock executions per host, each run | MineBlock s per host, sum of durations (median) |',
             '|---|---:|---|---:|---|---|',
             scaleRow('one host, CPU 0', scale.one),
             scaleRow('two hosts, CPU 0 + CPU 1', scale.two),
             '',
-            result(`two pinned hosts / one, same chain on the real extension: **${fmt(ratio)}x** (target at least ${TARGET_RATIO}x: ${met(ratio >= TARGET_RATIO)}).`),
+            ...(scale.failures.length > 0
+                ? [`**${scale.failures.length} run(s) failed** and are not in the table: ${scale.failures.map((f) => `"${f}"`).join('; ')}.`, '']
+                : []),
+            result(`two pinned hosts / one, same chain on the real extension: **${fmt(ratio)}x** (target at least ${TARGET_RATIO}x: ${met(ratio >= TARGET_RATIO)})${scale.failures.length > 0 ? `; ${scale.failures.length} run(s) failed` : ''}.`),
             ''
         );
     }
@@ -291,18 +349,20 @@ function section(input: SectionInput): string {
         `A chain of ranges that hold (almost) no work: block 0 at difficulty ${input.dispatchChain.difficulty}, \`RANGE_SIZE=${DISPATCH_RANGE}\`, so the ` +
             `search walks ${rows[0]?.ranges ?? '?'} ranges to the hit and each costs its dispatch to answer; the figure is \`elapsed_ms\` / ranges ` +
             `(median of ${input.dispatchRounds} runs per host, hosts taking turns, after a warm-up run), one host per backend and \`PARALLEL_RANGES\`, unpinned. ` +
-            `Round trip = per range × P, the time one range takes from its dispatch to its answer when P are in flight (equal to per range when P = 1).`,
+            `Round trip = per range × P, the time one range takes from its dispatch to its answer when P are in flight (equal to per range when P = 1). ` +
+            `At the widest window a chain of ${LONG_DISPATCH_CHAIN.blocks} blocks at difficulty ${LONG_DISPATCH_CHAIN.difficulty} (291 ranges) runs too, in the same turn: a longer history to replay in every episode.`,
         '',
-        '| backend | PARALLEL_RANGES | recorded in the input | per range (median) | runs | round trip |',
-        '|---|---:|---|---:|---|---:|'
+        '| backend | PARALLEL_RANGES | recorded in the input | per range (median) | runs | round trip | per range, 291-range chain (runs) |',
+        '|---|---:|---|---:|---|---:|---|'
     );
     for (const row of rows) {
         const value = median(row.perRangeMs);
+        const long = row.long && row.long.perRangeMs.length > 0 ? `${ms(median(row.long.perRangeMs))} (${row.long.perRangeMs.map((v) => fmt(v, 0)).join(', ')})` : '';
         lines.push(
-            `| ${BACKEND_LABEL[row.backend]} | ${row.parallel} | ${row.recorded} | **${ms(value)}** | ${row.perRangeMs.map((v) => fmt(v, 0)).join(', ')} | ${ms(value * row.parallel)} |`
+            `| ${BACKEND_LABEL[row.backend]} | ${row.parallel} | ${row.recorded} | **${ms(value)}** | ${row.perRangeMs.map((v) => fmt(v, 0)).join(', ')} | ${ms(value * row.parallel)} | ${long} |`
         );
     }
-    if (input.skipped !== false) lines.push(`| ${BACKEND_LABEL.extension} | | ${input.skipped} | | | |`);
+    if (input.skipped !== false) lines.push(`| ${BACKEND_LABEL.extension} | | ${input.skipped} | | | | |`);
     lines.push(
         '',
         result(
@@ -317,7 +377,7 @@ function section(input: SectionInput): string {
     );
 
     // 3. The model.
-    lines.push(...modelSection(input, roundTrip, modelBackend, ratio));
+    lines.push(...modelSection(input, costs, ratio));
     return lines.join('\n');
 }
 
@@ -336,7 +396,35 @@ const expected = (chain: { blocks: number; mean: number }, m: ModelParameters) =
 const SIZES = [20, 21, 22, 23, 24, 25, 26, 27].map((e) => 2 ** e);
 const WINDOWS = [1, 2, 3, 4, 6, 8, 16];
 
-type RoundTrip = (parallel: number) => number;
+/** What a range costs on the model's backend, from the trivial chains (see scaleModel.ts). */
+interface Costs {
+    backend: Backend;
+    /** A range's round trip with `parallel` in flight at the start of a run, in seconds. */
+    start(parallel: number): number;
+    /** Seconds the round trip grows by per range already in the history. */
+    growth: number;
+}
+
+/**
+ * The round trip from the 55-range chains: per range × P (P in flight), less the growth over its first 55 ranges; the
+ * growth from the 291-range chain at the widest window: the mean per range rises by growth × ranges / 2 / P.
+ */
+function costsOf(rows: readonly DispatchRow[]): Costs {
+    const backend: Backend = rows.some((r) => r.backend === 'extension') ? 'extension' : 'ts';
+    const own = rows.filter((r) => r.backend === backend);
+    const wide = own.find((r) => r.long !== undefined && r.long.perRangeMs.length > 0);
+    const growth = wide?.long
+        ? Math.max(0, (2 * wide.parallel * (median(wide.long.perRangeMs) - median(wide.perRangeMs))) / 1000 / (wide.long.ranges - wide.ranges))
+        : 0;
+    return {
+        backend,
+        growth,
+        start: (parallel) => {
+            const nearest = own.reduce((a, b) => (Math.abs(b.parallel - parallel) < Math.abs(a.parallel - parallel) ? b : a));
+            return Math.max(0, (median(nearest.perRangeMs) * nearest.parallel) / 1000 - (growth * nearest.ranges) / 2);
+        },
+    };
+}
 
 interface Defaults {
     rangeSize: number;
@@ -344,12 +432,19 @@ interface Defaults {
     lines: string[];
 }
 
-function modelSection(input: SectionInput, roundTrip: RoundTrip, backend: Backend, measuredRatio: number): string[] {
+function modelSection(input: SectionInput, costs: Costs, measuredRatio: number): string[] {
     const { scale } = input;
     const rate = scale ? median(scale.rates.core0) : 4.25e6;
     const rateSource = scale ? 'the search pool pinned to CPU 0, measured above' : 'BENCHMARKS.md "Mining", one thread of the kernel; not measured in this run';
-    const params = (cores: number, parallel: number, rangeSize: number, d = roundTrip(parallel)): ModelParameters => ({ rate, rangeSize, parallel, cores, roundTrip: d });
-    const defaults = chooseDefaults(rate, roundTrip);
+    const params = (cores: number, parallel: number, rangeSize: number, free = false): ModelParameters => ({
+        rate,
+        rangeSize,
+        parallel,
+        cores,
+        roundTrip: free ? 0 : costs.start(parallel),
+        growth: free ? 0 : costs.growth,
+    });
+    const defaults = chooseDefaults(rate, costs);
     const lines = [
         '### A model of wall time for N instances',
         '',
@@ -365,25 +460,30 @@ function modelSection(input: SectionInput, roundTrip: RoundTrip, backend: Backen
             'at most P − 1 ranges per block. Chains known only by their size (the rows below other than the measured one) are averaged over ' +
             "four positions of each hit in its range.",
         '',
-        `Inputs: rate ${fmt(rate / 1e6)} MH/s per core (${rateSource}); d_P from the ${BACKEND_LABEL[backend]} rows above ` +
-            `(${[1, 4, 16].map((p) => `d_${p} = ${ms(roundTrip(p) * 1000)}`).join(', ')}; P = 64 takes d_16, not measured).`,
+        `Inputs: rate ${fmt(rate / 1e6)} MH/s per core (${rateSource}); d_P from the ${BACKEND_LABEL[costs.backend]} rows above ` +
+            `(${[1, 4, 16].map((p) => `d_${p} = ${ms(costs.start(p) * 1000)}`).join(', ')} at the start of a run; P = 64 takes d_16, not measured), growing by ` +
+            `${fmt(costs.growth * 1e6, 0)} µs per range already in the history (from the 291-range chain; every episode replays the history, so the ` +
+            'model adds it to each round trip).',
         '',
     ];
-    if (scale) {
-        const rate1 = median(scale.rates.core1);
-        const one = modelRun(scale.attempts, params(1, SCALE_PARALLEL, SCALE_RANGE));
-        // Two cores of different measured speed: the model takes their mean.
-        const two = modelRun(scale.attempts, { ...params(2, SCALE_PARALLEL, SCALE_RANGE), rate: (rate + rate1) / 2 });
-        const measuredOne = median(scale.one.map((r) => r.seconds));
-        const measuredTwo = median(scale.two.map((r) => r.seconds));
+    if (scale && scale.one.length > 0 && scale.two.length > 0) {
+        // Each run against the model at the rate probed just before it.
+        const check = (runs: ScaleRun[], cores: number) =>
+            runs.map((r) => ({ model: modelRun(scale.attempts, { ...params(cores, SCALE_PARALLEL, scale.rangeSize), rate: r.rate }).seconds, measured: r.seconds }));
+        const one = check(scale.one, 1);
+        const two = check(scale.two, 2);
+        const row = (label: string, list: Array<{ model: number; measured: number }>) =>
+            `| ${label} | ${s(median(list.map((x) => x.model)))} | ${s(median(list.map((x) => x.measured)))} | ${list.map((x) => fmt(x.model / x.measured)).join(', ')} | **${fmt(median(list.map((x) => x.model / x.measured)))}** |`;
+        const oneRatio = median(one.map((x) => x.model / x.measured));
+        const twoRatio = median(two.map((x) => x.model / x.measured));
         lines.push(
-            '| check against the measured runs | model | measured | model / measured |',
-            '|---|---:|---:|---:|',
-            `| N = 1 (1 core), P = ${SCALE_PARALLEL}, R = ${pow2(SCALE_RANGE)}, the chain's own nonces | ${s(one.seconds)} | ${s(median(scale.one.map((r) => r.seconds)))} | ${fmt(one.seconds / measuredOne)} |`,
-            `| N = 2 (1 core each; rate the mean of CPU 0 and 1), same | ${s(two.seconds)} | ${s(measuredTwo)} | ${fmt(two.seconds / measuredTwo)} |`,
-            `| ratio N = 2 / N = 1 | ${fmt(one.seconds / two.seconds)}x | ${fmt(measuredRatio)}x | |`,
+            '| check against the measured runs (each at the rate probed before it) | model (median) | measured (median) | model / measured, each run | median |',
+            '|---|---:|---:|---|---:|',
+            row(`N = 1 (1 core), P = ${SCALE_PARALLEL}, R = ${pow2(scale.rangeSize)}, the chain's own nonces`, one),
+            row('N = 2 (1 core each; the mean rate of CPU 0 and 1), same', two),
+            `| ratio N = 2 / N = 1 | ${fmt(median(one.map((x) => x.model)) / median(two.map((x) => x.model)))}x | ${fmt(measuredRatio)}x | | |`,
             '',
-            result(`model / measured: **${fmt(one.seconds / measuredOne)}** at N = 1, **${fmt(two.seconds / measuredTwo)}** at N = 2 (no target).`),
+            result(`model / measured: **${fmt(oneRatio)}** at N = 1, **${fmt(twoRatio)}** at N = 2 (no target).`),
             ''
         );
     }
@@ -405,13 +505,13 @@ function modelSection(input: SectionInput, roundTrip: RoundTrip, backend: Backen
             'the episodes that schedule: about 3). What it does not publish is the latency of one round trip, which is what a workflow feels; the table ' +
             'takes d_P as measured here on the Azure Storage provider (on Azurite) and, as the bound, d = 0.',
         '',
-        `| instances N (1 core each) | PARALLEL_RANGES | the measured chain (${SCALE_CHAIN.blocks} blocks, difficulty ${SCALE_CHAIN.difficulty}) | 4 blocks at difficulty 32 (2^34 expected attempts) | same, d = 0 | speed-up (2^34) | waste, core-s (2^34) |`,
+        `| instances N (1 core each) | PARALLEL_RANGES | the measured chain${scale ? ` (${scale.chain.blocks} blocks, difficulty ${scale.chain.difficulty})` : ''} | 4 blocks at difficulty 32 (2^34 expected attempts) | same, d = 0 | speed-up (2^34) | waste, core-s (2^34) |`,
         '|---:|---:|---:|---:|---:|---:|---:|'
     );
     const benchAttempts = scale?.attempts ?? [];
     for (const [n, parallel] of cases) {
         const long = expected(LONG_CHAIN, params(n, parallel, R));
-        const bound = expected(LONG_CHAIN, params(n, parallel, R, 0));
+        const bound = expected(LONG_CHAIN, params(n, parallel, R, true));
         const shortRun = benchAttempts.length > 0 ? s(modelRun(benchAttempts, params(n, parallel, R)).seconds) : '(not run)';
         lines.push(
             `| ${n} | ${parallel}${parallel > 16 ? " (above the setting's 16)" : ''} | ${shortRun} | ${s(long.seconds)} | ${s(bound.seconds)} | ${fmt(longOne.seconds / long.seconds, 1)}x | ${fmt(long.wastedCoreSeconds, 0)} |`
@@ -426,9 +526,16 @@ function modelSection(input: SectionInput, roundTrip: RoundTrip, backend: Backen
  * default chain on one 2-core instance (short blocks: a long range leaves a core idle at each block's end)
  * and the 2^34 chain on 16 one-core instances with the window at 16 (every range pays its round trip).
  */
-function chooseDefaults(rate: number, roundTrip: RoundTrip): Defaults {
-    const model = (chain: { blocks: number; mean: number }, rangeSize: number, parallel: number, cores: number) =>
-        expected(chain, { rate, rangeSize, parallel, cores, roundTrip: roundTrip(parallel) }).seconds;
+function chooseDefaults(rate: number, costs: Costs): Defaults {
+    const parameters = (rangeSize: number, parallel: number, cores: number): ModelParameters => ({
+        rate,
+        rangeSize,
+        parallel,
+        cores,
+        roundTrip: costs.start(parallel),
+        growth: costs.growth,
+    });
+    const model = (chain: { blocks: number; mean: number }, rangeSize: number, parallel: number, cores: number) => expected(chain, parameters(rangeSize, parallel, cores)).seconds;
     const small = SIZES.map((size) => model(DEFAULT_CHAIN, size, 4, 2));
     const wide = SIZES.map((size) => model(LONG_CHAIN, size, 16, 16));
     // Each size's worst slowdown against the best size of either case; the smallest worst wins, the larger size on a tie.
@@ -453,14 +560,14 @@ function chooseDefaults(rate: number, roundTrip: RoundTrip): Defaults {
         const t = size / rate;
         lines.push(
             `| ${pow2(size)}${size === rangeSize ? ' (**chosen**)' : ''} | ${s(t)} | ${s(size / slowCore)}${allowed.includes(size) ? '' : ' (too long)'} | ` +
-                `${fmt((roundTrip(16) / t) * 100, 1)}% | ${s(small[k] as number)} | ${s(wide[k] as number)} | ${fmt(regret[k] as number, 3)} | ${fmt(16 * t, 0)} core-s |`
+                `${fmt((costs.start(16) / t) * 100, 1)}% | ${s(small[k] as number)} | ${s(wide[k] as number)} | ${fmt(regret[k] as number, 3)} | ${fmt(16 * t, 0)} core-s |`
         );
     });
     // PARALLEL_RANGES: the smallest window that keeps one 2-core instance within 2% of a window of 16 on the default chain.
     const oneInstance = WINDOWS.map((p) => model(DEFAULT_CHAIN, rangeSize, p, 2));
     const best = Math.min(...oneInstance);
     const parallel = WINDOWS.find((_, k) => (oneInstance[k] as number) <= best * 1.02) ?? 16;
-    const waste = WINDOWS.map((p) => expected(DEFAULT_CHAIN, { rate, rangeSize, parallel: p, cores: 2, roundTrip: roundTrip(p) }).wastedCoreSeconds);
+    const waste = WINDOWS.map((p) => expected(DEFAULT_CHAIN, parameters(rangeSize, p, 2)).wastedCoreSeconds);
     lines.push(
         '',
         `By that rule (the smallest worst slowdown, the larger size within 0.5% of it; at most ${FUNCTION_TIMEOUT_S / 10} s on a core at a quarter of the rate, ` +
