@@ -60,17 +60,27 @@ param dtsIpAllowlist string[] = [
   '0.0.0.0/0'
 ]
 
+// The scale knobs of one workflow's fan-out (docs/deployment.md, "Scale-out on Flex Consumption"). The cap counts
+// on-demand instances per scale group, so the Durable group (orchestrator and MineBlock) has these 40 and the MCP
+// endpoint's HTTP group its own. 40 is the lowest the Flex Consumption page lists (the scaling page now says 1),
+// 1000 the highest.
+// https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#considerations
+// https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out
+// At the defaults one tenant's ranges in flight (MAX_ACTIVE_WORKFLOWS 5 x PARALLEL_RANGES 4 = 20) stay under it,
+// so a tenant cannot take every instance (a test holds that).
 @minValue(40)
 @maxValue(1000)
-@description('Upper bound on Flex Consumption instances; a cap on the bill as much as on scale.')
+@description('MAXIMUM_INSTANCE_COUNT: the most on-demand Flex Consumption instances per scale group (Durable functions; the MCP endpoint apart). It caps scale-out and so the bill; keep it above MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES so one tenant cannot take every instance.')
 param maximumInstanceCount int = 40
 
+// Cores per size: 512 MB 0.25, 2048 MB 1, 4096 MB 2 (typical allocations); billing is by this memory size.
+// https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#instance-sizes
 @allowed([
   512
   2048
   4096
 ])
-@description('Memory per Flex Consumption instance in MB; more memory also buys more CPU for the mining activity.')
+@description('INSTANCE_MEMORY_MB: memory per Flex Consumption instance in MB (512, 2048 or 4096: about 0.25, 1 or 2 cores). More memory buys more CPU for MineBlock and costs proportionally more per second; host.json maxConcurrentActivityFunctions should be about 2 per core.')
 param instanceMemoryMB int = 2048
 
 @minValue(0)

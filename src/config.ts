@@ -22,6 +22,8 @@ export const SETTING_NAMES = [
     'MAX_WORK',
     'ALLOWED_ORIGINS',
     'ENABLED_JOBS',
+    'PARALLEL_RANGES',
+    'RANGE_SIZE',
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -55,6 +57,10 @@ export interface Config {
     allowedOrigins: readonly string[];
     /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
     enabledJobs: readonly JobName[];
+    /** Most ranges (MineBlock calls, prime segments) one workflow keeps in flight; recorded in its input at start. */
+    parallelRanges: number;
+    /** Nonces per MineBlock call; recorded in the workflow's input at start. */
+    rangeSize: number;
 }
 
 /** The default MAX_WORK: 2^34 expected attempts, about an hour of one 2-vCPU instance at 5 MH/s (BENCHMARKS.md). */
@@ -122,6 +128,10 @@ const settingsSchema = z
                     )
                 )
         ),
+        // Per workflow, so one tenant's run cannot take every instance (docs/deployment.md); 16 = IN_FLIGHT_LIMIT of count_primes.
+        PARALLEL_RANGES: integer(1, 16, 4),
+        // 2^27 is NONCE_RANGE_SIZE, the most one MineBlock call accepts; below 1024 the dispatch cost dominates.
+        RANGE_SIZE: integer(1024, 2 ** 27, 2 ** 24),
         // Comma-separated job names, e.g. "mining,count_primes".
         ENABLED_JOBS: z.preprocess(
             (value) => (typeof value === 'string' && value.trim() !== '' ? value : 'mining'),
@@ -193,6 +203,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxWork: s.MAX_WORK,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
         enabledJobs: s.ENABLED_JOBS,
+        parallelRanges: s.PARALLEL_RANGES,
+        rangeSize: s.RANGE_SIZE,
     };
 }
 

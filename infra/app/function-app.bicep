@@ -83,8 +83,12 @@ var appSettings = {
   MAX_ACTIVE_WORKFLOWS: '5'
   MAX_STARTS_PER_MINUTE: '30'
   MAX_WORK: '17179869184'
-  // Running workflows of all callers together: with maximumInstanceCount 40, one instance each at most (docs/security.md bounds the bill with it).
+  // Running workflows of all callers together (docs/security.md bounds the bill with it and maximumInstanceCount).
   MAX_ACTIVE_WORKFLOWS_TOTAL: '40'
+  // Scale-out: the most MineBlock ranges one workflow keeps in flight, each on whichever instance is free, and the
+  // nonces per range (2^24). A tenant's ranges at once are MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES; docs/deployment.md, "Scale-out on Flex Consumption".
+  PARALLEL_RANGES: '4'
+  RANGE_SIZE: '16777216'
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
   // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.

@@ -54,7 +54,7 @@ function durableClient(context: InvocationContext): WorkflowClient {
     return client;
 }
 
-export async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+async function mcpHandler(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
     try {
         const webRequest = toWebRequest(request);
         // Before anything else: a page of another origin (or a rebound host name) gets nothing but the 403.

@@ -24,17 +24,17 @@ export interface Started {
 }
 
 /** How long a keyed start waits for the workflow its key names to be readable, to compare its arguments. */
-export const KEYED_START_CHECK_MS = 5_000;
+const KEYED_START_CHECK_MS = 5_000;
 
 /** When a start looks at the running workflows, in ms after its start request answered: at once… */
-export const FIRST_LOOK_MS = 0;
+const FIRST_LOOK_MS = 0;
 /** …once the backend has settled… */
-export const SETTLE_MS = 1000;
+const SETTLE_MS = 1000;
 /** …and a last time, by when every racing start's instance is visible. */
 export const SECOND_LOOK_MS = 3000;
 
 /** A withdraw's terminate is tried this many times: a workflow over the cap must not be left running by one lost request. */
-export const WITHDRAW_ATTEMPTS = 3;
+const WITHDRAW_ATTEMPTS = 3;
 
 /** A status read of the caller's workflow: undefined when it is unknown or expired; rejects on a backend failure. */
 export type ReadWorkflow = (workflowId: string) => Promise<DurableStatusLike | undefined>;

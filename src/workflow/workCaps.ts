@@ -20,13 +20,13 @@ const LISTED_STATUSES = [...ACTIVE_STATUSES, 'Suspended'] as const;
 /** A count stops after this many pages (a page may hold fewer than asked for, on Azure Storage even none)… */
 export const COUNT_MAX_PAGES = 20;
 /** …or after this long, whichever comes first. */
-export const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
+const COUNT_TIME_LIMIT_MS = BACKEND_CALL_TIMEOUT_MS;
 
 /** The start rate is counted over this window (MAX_STARTS_PER_MINUTE). */
-export const START_RATE_WINDOW_MS = 60_000;
+const START_RATE_WINDOW_MS = 60_000;
 
 /** The reason a withdrawn workflow is terminated with. */
-export const CAP_MARKER = 'max_active_workflows';
+const CAP_MARKER = 'max_active_workflows';
 export const CAP_WITHDRAW_REASON = `${CAP_MARKER}: withdrawn, the caller was over the cap when it started`;
 
 /** Which workflows a count looks at: one tenant's (by its id prefix), or every tenant's. */

@@ -30,11 +30,11 @@ export class WorkflowUnavailableError extends Error {
 export const CANCEL_WAIT_MS = 12_000;
 
 /** tasks/list looks this far back; older workflows are still there to read by id. */
-export const LIST_WINDOW_MS = 7 * 24 * 3600 * 1000;
+const LIST_WINDOW_MS = 7 * 24 * 3600 * 1000;
 /** One list call reads at most this many pages of the management API's list query… */
 export const LIST_MAX_PAGES = 5;
 /** …and stops paging after this long (a page in flight is then aborted): what it has, it answers with a token. */
-export const LIST_TIME_LIMIT_MS = 10_000;
+const LIST_TIME_LIMIT_MS = 10_000;
 
 export type CancelOutcome =
     | { kind: 'not_found' }

@@ -144,6 +144,17 @@ describe('function app settings', { skip: bicepSkip }, () => {
         assert.equal(appSettingsOf({ defaultDifficulty: 22 })['DEFAULT_DIFFICULTY'], '22', `${WHERE}: DEFAULT_DIFFICULTY does not follow the defaultDifficulty parameter`);
     });
 
+    it('keep one tenant\'s ranges in flight under the instance cap, so a tenant cannot take every instance', () => {
+        // Worst case one MineBlock range per instance: a tenant holds MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES instances.
+        const perTenant = Number(settings()['MAX_ACTIVE_WORKFLOWS']) * Number(settings()['PARALLEL_RANGES']);
+        const cap = template().parameters?.['maximumInstanceCount']?.['defaultValue'];
+        assert.equal(typeof cap, 'number', 'infra/main.bicep param maximumInstanceCount needs a numeric default');
+        assert.ok(
+            Number.isInteger(perTenant) && perTenant < Number(cap),
+            `${WHERE}: MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES is ${perTenant}, not under maximumInstanceCount (${String(cap)}): one tenant could take every instance (docs/deployment.md, "Scale-out on Flex Consumption")`
+        );
+    });
+
     it('are set once, by the appsettings resource, and not in siteConfig, where a second list would replace them', () => {
         for (const site of deployed(deployment(), 'Microsoft.Web/sites')) {
             const siteConfig = at(site.body['properties'], ['siteConfig']);

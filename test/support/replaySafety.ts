@@ -90,6 +90,8 @@ export function findReplayHazards(options: {
 }): {
     hazards: Hazard[];
     orchestrations: string[];
+    /** The project's files whose code the check followed, relative to root, sorted: what it covered. */
+    files: string[];
 } {
     const root = resolve(options.root);
     const program = options.program ?? replayProgram(root, options.entryFiles);
@@ -158,7 +160,9 @@ export function findReplayHazards(options: {
     };
 
     /** A declaration reached from an orchestrator: what of it runs. */
+    const covered = new Set<string>();
     const scan = (node: ts.Node) => {
+        covered.add(relative(root, node.getSourceFile().fileName).split(sep).join('/'));
         if (ts.isVariableDeclaration(node)) {
             if (node.initializer) visit(node.initializer);
         } else if (ts.isParameter(node) || ts.isImportSpecifier(node) || ts.isImportClause(node) || ts.isNamespaceImport(node)) {
@@ -190,7 +194,7 @@ export function findReplayHazards(options: {
         find(file);
     }
     while (queue.length > 0) scan(queue.shift() as ts.Node);
-    return { hazards, orchestrations };
+    return { hazards, orchestrations, files: [...covered].sort() };
 }
 
 /** The `declare module "x"` a declaration sits in (Node's typings declare each built-in module so). */

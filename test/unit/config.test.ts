@@ -41,7 +41,9 @@ describe('configuration', () => {
             'MAX_RESULT_CHARS',
             'MAX_STARTS_PER_MINUTE',
             'MAX_WORK',
+            'PARALLEL_RANGES',
             'POLL_AFTER_SECONDS',
+            'RANGE_SIZE',
             'TASKHUB_NAME',
             'WAIT_BUDGET_SECONDS',
         ]);
@@ -70,7 +72,19 @@ describe('configuration', () => {
             maxWork: 2 ** 34,
             allowedOrigins: [],
             enabledJobs: ['mining'],
+            parallelRanges: 4,
+            rangeSize: 2 ** 24,
         });
+    });
+
+    it('PARALLEL_RANGES 1 to 16 (default 4) and RANGE_SIZE 1024 to 2^27 (default 2^24)', () => {
+        const config = parseConfig({ ...BASE, PARALLEL_RANGES: '16', RANGE_SIZE: '1024' });
+        assert.equal(config.parallelRanges, 16);
+        assert.equal(config.rangeSize, 1024);
+        rejects({ PARALLEL_RANGES: '0' }, /PARALLEL_RANGES must be at least 1/);
+        rejects({ PARALLEL_RANGES: '17' }, /PARALLEL_RANGES must be at most 16/);
+        rejects({ RANGE_SIZE: '1023' }, /RANGE_SIZE must be at least 1024/);
+        rejects({ RANGE_SIZE: String(2 ** 27 + 1) }, /RANGE_SIZE must be at most 134217728/);
     });
 
     it('ENABLED_JOBS: a comma list of known jobs, mining alone by default; an unknown job stops the app', () => {

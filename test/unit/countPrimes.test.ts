@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { OrchestrationContext } from 'durable-functions';
 import { COUNT_SEGMENT, type SegmentInput } from '../../src/jobs/primes/contracts';
 import { countPrimesOrchestrator } from '../../src/jobs/primes/countPrimesOrchestrator';
 import { countSegmentActivity, countSegmentOffThread } from '../../src/jobs/primes/countSegmentActivity';
@@ -8,6 +7,7 @@ import { countPrimesIn } from '../../src/jobs/primes/sieve';
 import { COUNT_PRIMES_JOB } from '../../src/jobs/primes/job';
 import { parseConfig } from '../../src/config';
 import { PRIMES_BELOW, primesBelowByTrialDivision } from '../support/primeCounts';
+import { drive, highestFirst, lowestFirst, type PickNext } from './helpers/windowDriver';
 
 /** The count_primes job: its sieve against known π(x), its activity's bounds, its orchestration's fan-out and progress. */
 
@@ -52,34 +52,31 @@ describe('CountPrimeSegment', () => {
 });
 
 describe('CountPrimes orchestration', () => {
-    function run(input: unknown) {
-        const statuses: unknown[] = [];
-        const waves: SegmentInput[][] = [];
-        const df = {
-            currentUtcDateTime: new Date('2026-01-01T00:00:00.000Z'),
-            getInput: () => input,
-            setCustomStatus: (status: unknown) => statuses.push(status),
-            callActivityWithRetry: (name: string, _retry: unknown, activityInput: SegmentInput) => ({ name, input: activityInput }),
-            Task: { all: (tasks: Array<{ name: string; input: SegmentInput }>) => ({ all: tasks }) },
-        };
-        const generator = countPrimesOrchestrator()({ df } as unknown as OrchestrationContext);
-        let step = generator.next();
-        while (!step.done) {
-            const wave = (step.value as unknown as { all: Array<{ name: string; input: SegmentInput }> }).all;
-            assert.ok(wave.every((call) => call.name === COUNT_SEGMENT));
-            waves.push(wave.map((call) => call.input));
-            df.currentUtcDateTime = new Date(df.currentUtcDateTime.getTime() + 100);
-            step = generator.next(wave.map((call) => countSegmentActivity(call.input)));
-        }
-        return { output: step.value, statuses, waves };
+    function run(input: unknown, pick: PickNext = lowestFirst) {
+        const record = drive(countPrimesOrchestrator(), {
+            input,
+            answer: (name, segment) => {
+                assert.equal(name, COUNT_SEGMENT);
+                return countSegmentActivity(segment);
+            },
+            pick,
+        });
+        return { output: record.output, statuses: record.customStatuses, record };
     }
 
-    it('counts below 10^6 in segments, in_flight at a time, publishing the segments done after each wave', () => {
-        const { output, statuses, waves } = run({ below: 10 ** 6, segment_size: 150_000, in_flight: 3 });
-        assert.deepEqual(output, { below: 10 ** 6, count: 78_498, segments: 7, elapsed_ms: 300 });
-        assert.deepEqual(waves.map((wave) => wave.length), [3, 3, 1]);
-        assert.deepEqual(waves.flat().at(-1), { start: 900_000, end: 10 ** 6 });
-        assert.deepEqual(statuses, [0, 3, 6, 7].map((done) => ({ segments_done: done, segments_total: 7 })));
+    it('counts below 10^6 in segments, in_flight at a time in a sliding window, publishing the segments taken in order', () => {
+        for (const pick of [lowestFirst, highestFirst]) {
+            const { output, statuses, record } = run({ below: 10 ** 6, segment_size: 150_000, in_flight: 3 }, pick);
+            assert.equal((output as { count: number }).count, 78_498);
+            assert.equal((output as { segments: number }).segments, 7);
+            assert.equal(record.maxInFlight, 3);
+            assert.deepEqual(record.dispatched.at(-1), { start: 900_000, end: 10 ** 6 });
+            assert.deepEqual((record.dispatched as SegmentInput[]).map((s) => s.start), [0, 1, 2, 3, 4, 5, 6].map((k) => k * 150_000));
+            assert.deepEqual(statuses, [0, 1, 2, 3, 4, 5, 6, 7].map((done) => ({ segments_done: done, segments_total: 7 })));
+        }
+        // Lowest first: the window refills as each segment is taken (one new one per answer), not in waves.
+        const { record } = run({ below: 10 ** 6, segment_size: 150_000, in_flight: 3 });
+        assert.deepEqual(record.yields.slice(0, 3), ['any(3)', 'task', 'any(1+timer)']);
     });
 
     it('fails on input out of its bounds', () => {
@@ -87,7 +84,9 @@ describe('CountPrimes orchestration', () => {
         assert.throws(() => run({ below: 100 }), /Invalid CountPrimes input/);
     });
 
-    it('a start plans the fixed segment size and fan-out, and costs `below`', () => {
+    it('a start plans the fixed segment size and PARALLEL_RANGES in flight (4 by default), and costs `below`', () => {
+        const plan8 = COUNT_PRIMES_JOB.plan({ below: 10 ** 8 }, parseConfig({ TASKHUB_NAME: 'unittests', ENABLED_JOBS: 'count_primes', PARALLEL_RANGES: '8' }));
+        assert.equal(plan8.input.in_flight, 8);
         const config = parseConfig({ TASKHUB_NAME: 'unittests', ENABLED_JOBS: 'count_primes' });
         const plan = COUNT_PRIMES_JOB.plan({ below: 10 ** 8 }, config);
         assert.deepEqual(plan, {

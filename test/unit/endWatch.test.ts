@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { watchForEnd } from '../../src/jobs/endWatch';
+import { blockSuperseded } from '../../src/jobs/mining/contracts';
 
 /** The watch's timers are unref'd on purpose, so a test must keep the process alive while it waits. */
 async function whileAlive<T>(waiting: Promise<T>): Promise<T> {
@@ -47,5 +48,27 @@ describe('watchForEnd', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         assert.ok(reads <= seen + 1, 'at most the read already in flight');
         assert.equal(watch.signal.aborted, false);
+    });
+
+    it('aborts once the custom status says the work was overtaken, and not before; the runtime status still counts', async () => {
+        const superseded = blockSuperseded(2);
+        assert.ok(superseded);
+        const answers = [
+            { runtimeStatus: 'Running', customStatus: { blocks_done: 1, blocks_total: 4 } },
+            { runtimeStatus: 'Running' },
+            { runtimeStatus: 'Running', customStatus: 'not progress' },
+            { runtimeStatus: 'Running', customStatus: { blocks_done: 2, blocks_total: 4 } },
+            { runtimeStatus: 'Running', customStatus: { blocks_done: 3, blocks_total: 4 } },
+        ];
+        let reads = 0;
+        const watch = watchForEnd(async () => answers[reads++], 1, superseded);
+        await whileAlive(once(watch.signal, 'abort'));
+        assert.equal(reads, 5, 'block 2 is superseded only when blocks_done is above 2');
+        watch.stop();
+
+        const ended = watchForEnd(async () => ({ runtimeStatus: 'Terminated', customStatus: { blocks_done: 0, blocks_total: 4 } }), 1, superseded);
+        await whileAlive(once(ended.signal, 'abort'));
+        ended.stop();
+        assert.equal(blockSuperseded(undefined), undefined);
     });
 });

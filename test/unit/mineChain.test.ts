@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
 import { GENESIS, blockHash, meetsDifficulty, blockDigest } from '../../src/jobs/mining/hashRule';
-import { findNonceSerial, scanRange } from '../../src/jobs/mining/scan';
+import { scanRange } from '../../src/jobs/mining/scan';
+import { findNonceSerial } from '../support/serialSearch';
 import { MINE_BLOCK, NONCE_RANGE_SIZE, type Block, type MineBlockInput } from '../../src/jobs/mining/contracts';
 import { mineBlockActivity, type RangeSearch } from '../../src/jobs/mining/mineBlockActivity';
 import { mineChainOrchestrator } from '../../src/jobs/mining/mineChainOrchestrator';
+import { MINING } from '../../src/jobs/mining/job';
+import { parseConfig } from '../../src/config';
+import { drive, highestFirst, lowestFirst, type FakeTask, type PickNext } from './helpers/windowDriver';
 
 interface ScheduledCall {
     name: string;
@@ -286,5 +290,106 @@ describe('MineBlock activity', () => {
     it('refuses, by default, a range longer than NONCE_RANGE_SIZE', async () => {
         const activity = mineBlockActivity(32, async () => assert.fail('no search expected'));
         await assert.rejects(activity(input(0, NONCE_RANGE_SIZE + 1)), new RegExp(`at most start \\+ ${NONCE_RANGE_SIZE}`));
+    });
+});
+
+/** The MineBlock answer, on this thread: what the activity returns for a range. */
+function syncMineBlock(_name: string, raw: unknown) {
+    const input = raw as MineBlockInput;
+    const nonce = scanRange(input.index, input.previous_hash, input.difficulty, input.start, input.end);
+    return nonce === undefined
+        ? { found: false, start: input.start, end: input.end }
+        : { found: true, block: { index: input.index, previous_hash: input.previous_hash, nonce, hash: blockHash(input.index, input.previous_hash, nonce) } };
+}
+
+/** Every other answer first from the top: ranges above the hit answer (in vain or with a hit) before the ones below. */
+const alternating: PickNext = (() => {
+    let turn = 0;
+    return (inFlight: readonly FakeTask[]) => (turn++ % 2 === 0 ? (inFlight.at(-1) as FakeTask) : (inFlight[0] as FakeTask));
+})();
+
+describe('MineChain with ranges in flight (parallel_ranges)', () => {
+    it('gives the sequential chain, nonces and total_attempts for 1, 2, 3 and 8 ranges in flight, in any answer order', () => {
+        for (const [difficulty, rangeSize] of [[8, 7], [10, 64], [11, 100]] as const) {
+            const chain = serialChain(difficulty, 3);
+            const sequentialCalls = expectedCalls(chain, difficulty, rangeSize).length;
+            for (const parallel of [1, 2, 3, 8]) {
+                for (const pick of [lowestFirst, highestFirst, alternating]) {
+                    const label = `d=${difficulty} range=${rangeSize} parallel=${parallel}`;
+                    const run = drive(mineChainOrchestrator(16, rangeSize), {
+                        input: { difficulty, blocks: 3, range_size: rangeSize, parallel_ranges: parallel },
+                        answer: syncMineBlock,
+                        pick,
+                    });
+                    const result = run.output as Mined;
+                    assert.deepEqual(result.blocks, chain, label);
+                    assert.equal(result.total_attempts, chain.reduce((sum, b) => sum + b.nonce + 1, 0), label);
+                    assert.deepEqual(run.customStatuses, [0, 1, 2, 3].map((done) => ({ blocks_done: done, blocks_total: 3 })), label);
+                    // A block's own ranges in flight (those of blocks before it may still run, unawaited).
+                    for (const snapshot of run.inFlightSnapshots) {
+                        const current = (snapshot.at(-1) as MineBlockInput).index;
+                        assert.ok(snapshot.filter((i) => (i as MineBlockInput).index === current).length <= parallel, label);
+                    }
+                    // Every range below each hit was searched; at most parallel - 1 more per block were dispatched.
+                    assert.ok(run.dispatched.length >= sequentialCalls && run.dispatched.length <= sequentialCalls + 3 * (parallel - 1), label);
+                    if (parallel === 1) assert.deepEqual(run.dispatched, expectedCalls(chain, difficulty, rangeSize).map((call) => call.input), label);
+                }
+            }
+        }
+    });
+
+    it('takes the smallest nonce when a higher range in flight has a hit too, and answers first', () => {
+        // Difficulty 2 over ranges of 2: about half the ranges hold a hit, so some above the first hit do as well.
+        const chain = serialChain(2, 4);
+        const run = drive(mineChainOrchestrator(16, 2), {
+            input: { difficulty: 2, blocks: 4, range_size: 2, parallel_ranges: 4 },
+            answer: syncMineBlock,
+            pick: highestFirst,
+        });
+        assert.deepEqual((run.output as Mined).blocks, chain);
+        const hitsAbove = run.answered.filter((raw) => {
+            const input = raw as MineBlockInput;
+            const answer = syncMineBlock(MINE_BLOCK, input);
+            return answer.found && chain[input.index] !== undefined && input.start > (chain[input.index] as Block).nonce;
+        });
+        assert.ok(hitsAbove.length > 0, 'a range above the smallest nonce answered with a hit first');
+    });
+
+    it('a failed range above the hit is never seen; a failed range below it fails the workflow', () => {
+        const chain = serialChain(10, 1);
+        const hitRange = Math.floor((chain[0] as Block).nonce / 64);
+        const failAt = (range: number) => (name: string, raw: unknown) => {
+            if ((raw as MineBlockInput).start === range * 64) throw new Error(`range ${range} failed`);
+            return syncMineBlock(name, raw);
+        };
+        const input = { difficulty: 10, blocks: 1, range_size: 64, parallel_ranges: 4 };
+        const ok = drive(mineChainOrchestrator(16, 64), { input, answer: failAt(hitRange + 1), pick: highestFirst });
+        assert.deepEqual((ok.output as Mined).blocks, chain);
+        assert.throws(() => drive(mineChainOrchestrator(16, 64), { input, answer: failAt(hitRange), pick: highestFirst }), new RegExp(`range ${hitRange} failed`));
+    });
+
+    it('a start records PARALLEL_RANGES and RANGE_SIZE in the input, so a changed setting never reaches a running workflow', () => {
+        const plan = MINING.plan({ difficulty: 20, blocks: 2 }, parseConfig({ TASKHUB_NAME: 'unittests', PARALLEL_RANGES: '8', RANGE_SIZE: '4096' }));
+        assert.deepEqual(plan.input, { difficulty: 20, blocks: 2, range_size: 4096, parallel_ranges: 8 });
+        // Replayed under other settings (none are read by the orchestrator), the recorded input decides.
+        const chain = serialChain(10, 2);
+        const run = drive(mineChainOrchestrator(), { input: { difficulty: 10, blocks: 2, range_size: 64, parallel_ranges: 3 }, answer: syncMineBlock });
+        assert.deepEqual((run.output as Mined).blocks, chain);
+        assert.ok((run.dispatched as MineBlockInput[]).every((input) => input.end - input.start === 64));
+    });
+
+    it('an easy block, found in its first range, dispatches no other range (the window opens after a first range in vain)', () => {
+        const run = drive(mineChainOrchestrator(), { input: { difficulty: 8, blocks: 3, range_size: 2 ** 24, parallel_ranges: 8 }, answer: syncMineBlock });
+        assert.deepEqual((run.output as Mined).blocks, serialChain(8, 3));
+        assert.equal(run.dispatched.length, 3);
+    });
+
+    it('refuses parallel_ranges out of 1 to 64', () => {
+        for (const parallel of [0, 65, 1.5, 'x']) {
+            assert.throws(
+                () => drive(mineChainOrchestrator(16, 64), { input: { difficulty: 4, blocks: 1, parallel_ranges: parallel }, answer: syncMineBlock }),
+                /Invalid MineChain input: .*parallel_ranges\?: integer from 1 to 64/
+            );
+        }
     });
 });

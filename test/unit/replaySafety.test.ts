@@ -27,8 +27,12 @@ const program = replayProgram(root, [...APP_ENTRIES, BAD, GOOD]);
 
 describe('replay safety of orchestrator code', () => {
     it('the app\'s orchestrators use nothing but the Durable context', () => {
-        const { hazards, orchestrations } = findReplayHazards({ root, entryFiles: APP_ENTRIES, sourceDirs: ['src'], program });
+        const { hazards, orchestrations, files } = findReplayHazards({ root, entryFiles: APP_ENTRIES, sourceDirs: ['src'], program });
         assert.ok(APP_ENTRIES.includes('src/jobs/mining/functions.ts') && APP_ENTRIES.includes('src/jobs/primes/functions.ts'));
+        // Ranges in flight (parallel_ranges, in_flight > 1) run in the shared window: the check must have followed it from both orchestrators.
+        for (const file of ['src/jobs/rangeWindow.ts', 'src/jobs/mining/mineChainOrchestrator.ts', 'src/jobs/primes/countPrimesOrchestrator.ts']) {
+            assert.ok(files.includes(file), `the check did not follow ${file}: ${files.join(', ')}`);
+        }
         assert.deepEqual([...orchestrations].sort(), ['COUNT_PRIMES', 'MINE_CHAIN']);
         assert.deepEqual(hazards, [], hazards.map((h) => `${h.file}:${h.line} ${h.text}: ${h.reason}`).join('\n'));
     });

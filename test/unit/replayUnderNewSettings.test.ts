@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
 import { GENESIS, blockHash } from '../../src/jobs/mining/hashRule';
-import { findNonceSerial } from '../../src/jobs/mining/scan';
+import { findNonceSerial } from '../support/serialSearch';
 import { parseConfig } from '../../src/config';
 import { DIFFICULTY_LIMIT, LEGACY_RANGE_SIZE, MINE_BLOCK, type Block, type MineBlockInput } from '../../src/jobs/mining/contracts';
 import { mineBlockActivity } from '../../src/jobs/mining/mineBlockActivity';

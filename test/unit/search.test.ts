@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } from '../../src/jobs/mining/hashRule';
-import { findNonceSerial, scanRange } from '../../src/jobs/mining/scan';
+import { scanRange } from '../../src/jobs/mining/scan';
+import { findNonceSerial } from '../support/serialSearch';
 import { SearchAbortedError, SearchPool } from '../../src/jobs/mining/search';
 
 /** The smallest nonce by brute force with the plain rule. */
@@ -125,6 +126,25 @@ describe('SearchPool (parallel search)', () => {
             const nonce = findNonceSerial(1, GENESIS, difficulty);
             assert.deepEqual(found, { nonce, hash: blockHash(1, GENESIS, nonce) }, `d=${difficulty}`);
         }
+    });
+
+    it('gives the lowest range of a block every chunk first, and round-robins between blocks', async () => {
+        // One thread, fixed chunks of 1024, no hit (difficulty 40): the order searches end in is the order they were served.
+        const search = pool({ size: 1, firstChunk: 1024, maxChunk: 1024 });
+        const ended: string[] = [];
+        const range = (name: string, index: number, start: number) =>
+            search.searchRange({ index, previousHash: GENESIS, difficulty: 40, start, end: start + 8 * 1024 }).then((found) => {
+                assert.equal(found, undefined);
+                ended.push(name);
+            });
+        // Ranges of one block asked for highest first, as answers to a window may come: still searched lowest first.
+        await Promise.all([range('block0 [16k, 24k)', 0, 16 * 1024), range('block0 [8k, 16k)', 0, 8 * 1024), range('block0 [0, 8k)', 0, 0)]);
+        assert.deepEqual(ended, ['block0 [0, 8k)', 'block0 [8k, 16k)', 'block0 [16k, 24k)']);
+        // Another block (or workflow) takes turns with the first one's lowest range, so it is not held up by its ranges in flight.
+        ended.length = 0;
+        await Promise.all([range('block0 [0, 8k)', 0, 0), range('block0 [8k, 16k)', 0, 8 * 1024), range('block1 [0, 8k)', 1, 0)]);
+        assert.deepEqual(ended.slice(2), ['block0 [8k, 16k)']);
+        assert.deepEqual(ended.slice(0, 2).sort(), ['block0 [0, 8k)', 'block1 [0, 8k)']);
     });
 
     it('rejects bad ranges', async () => {

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { durableTaskSettings, objectAt, readHostJson } from '../hostJson';
 import { triggerOf } from '../../worker/bindings';
 import type { RegisteredFunction } from '../../worker/functionsCore';
 
@@ -24,15 +23,8 @@ export function durableFunctionList(functions: readonly RegisteredFunction[]): {
  * name is the one the local host resolved (its %SETTING% references and overrides applied).
  */
 export function extensionSettings(appRoot: string, hubName: string, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
-    const path = join(appRoot, 'host.json');
-    const hostJson = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-    const durableTask: Record<string, unknown> = { ...objectAt(hostJson, 'extensions', 'durableTask'), hubName };
-    // App settings override host.json as in the Functions host: AzureFunctionsJobHost__extensions__durableTask__a__b.
-    const prefix = 'AzureFunctionsJobHost__extensions__durableTask__';
-    for (const [name, value] of Object.entries(env)) {
-        if (!name.startsWith(prefix) || value === undefined || name === `${prefix}hubName`) continue;
-        setPath(durableTask, name.slice(prefix.length).split('__'), value);
-    }
+    const hostJson = readHostJson(appRoot);
+    const durableTask: Record<string, unknown> = { ...durableTaskSettings(appRoot, env), hubName };
     const logLevel = {
         ...objectAt(hostJson, 'logging', 'logLevel'),
         // The storage SDK logs every request at Information; the Functions host does not pass those on.
@@ -41,19 +33,4 @@ export function extensionSettings(appRoot: string, hubName: string, env: NodeJS.
         'Microsoft.Azure.WebJobs.Hosting.OptionsLoggingService': 'Warning',
     };
     return { Logging: { LogLevel: logLevel }, AzureWebJobs: { Extensions: { DurableTask: durableTask } } };
-}
-
-function setPath(target: Record<string, unknown>, keys: string[], value: string): void {
-    let node = target;
-    for (const key of keys.slice(0, -1)) {
-        const next = node[key];
-        node = node[key] = typeof next === 'object' && next !== null ? { ...(next as Record<string, unknown>) } : {};
-    }
-    node[keys[keys.length - 1] ?? ''] = value;
-}
-
-function objectAt(json: unknown, ...keys: string[]): Record<string, unknown> {
-    let node = json;
-    for (const key of keys) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-    return typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : {};
 }

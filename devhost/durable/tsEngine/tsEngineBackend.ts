@@ -1,3 +1,4 @@
+import { maxConcurrentActivityFunctions } from '../hostJson';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExtraRoute } from '../../http/frontDoorTypes';
@@ -84,6 +85,8 @@ export class TsEngineBackend implements DurableBackend {
             functions,
             extraInputs: (fn) => clientBindingInputs(fn, clientBinding),
             sink,
+            // As the real extension reads it (hostJson.ts), so both backends run as many activities at once.
+            maxConcurrentActivities: maxConcurrentActivityFunctions(options.appRoot),
         });
         api = new ManagementApi(engine, urls);
         await engine.start();

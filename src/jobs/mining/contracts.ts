@@ -43,6 +43,11 @@ export interface MineChainInput {
      */
     range_size?: number;
     /**
+     * Most consecutive ranges of the current block in flight at once (PARALLEL_RANGES at start). Absent in
+     * the input of workflows started before it was recorded: they ran one range at a time.
+     */
+    parallel_ranges?: number;
+    /**
      * The lifetime an MCP task asked for, in ms from the instance's creation; absent for no limit. Kept in
      * the input because the backend keeps the input as long as the instance, on every instance that reads it.
      */
@@ -55,6 +60,19 @@ export const progressSchema = z.object({
     blocks_total: count.describe('Blocks in the chain.'),
 });
 export type Progress = z.infer<typeof progressSchema>;
+
+/**
+ * For MineBlock's watch: true once MineChain's progress says block `index` is done (set right after it
+ * accepts the block), so a range still searching it is wasted work. Undefined (watch for the end only)
+ * without an index.
+ */
+export function blockSuperseded(index: number | undefined): ((customStatus: unknown) => boolean) | undefined {
+    if (index === undefined) return undefined;
+    return (customStatus) => {
+        const progress = progressSchema.safeParse(customStatus);
+        return progress.success && progress.data.blocks_done > index;
+    };
+}
 
 /**
  * Most nonces one MineBlock call searches: 2^27 = 134,217,728 attempts. That is about 30 s at the
@@ -73,6 +91,8 @@ export const LEGACY_RANGE_SIZE = 2 ** 27;
  * (src/config.ts), fixed, so that lowering MAX_BLOCKS or MAX_DIFFICULTY only limits new work.
  */
 export const BLOCKS_LIMIT = 1000;
+/** The most ranges in flight an input may ask for: above the setting's bound (16), so lowering that never fails a run. */
+export const PARALLEL_RANGES_LIMIT = 64;
 export const DIFFICULTY_LIMIT = 64;
 
 /** One MineBlock call: search block `index` for the smallest nonce in [start, end). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
 import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
-import { MINE_CHAIN, NONCE_RANGE_SIZE, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
+import { MINE_CHAIN, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
 import { registerMiningFunctions } from './functions';
 
 /**
@@ -118,10 +118,11 @@ export const MINING: JobDefinition = {
         'Use cancel_mining only to stop work the user no longer wants.',
     noun: 'mining workflow',
     startInput,
-    plan(args) {
+    plan(args, config) {
         const { difficulty, blocks } = miningArgs(args);
         return {
-            input: { difficulty, blocks, range_size: NONCE_RANGE_SIZE },
+            // Recorded at start, so a changed setting never changes this run or its replay.
+            input: { difficulty, blocks, range_size: config.rangeSize, parallel_ranges: config.parallelRanges },
             matchOn: ['difficulty', 'blocks'],
             cost: expectedAttempts(blocks, difficulty),
             initialProgress: { blocks_done: 0, blocks_total: blocks } satisfies Progress,

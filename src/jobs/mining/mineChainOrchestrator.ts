@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
 import { activityRetry } from '../activityRetry';
+import { rangeWindow } from '../rangeWindow';
 import { GENESIS } from './hashRule';
 import {
     BLOCKS_LIMIT,
     LEGACY_RANGE_SIZE,
     MINE_BLOCK,
     NONCE_RANGE_SIZE,
+    PARALLEL_RANGES_LIMIT,
     mineBlockOutputSchema,
     type Block,
     type MineBlockInput,
@@ -17,8 +19,9 @@ import {
 /**
  * The MineChain orchestration: function chaining, each block fed the hash of the block before. A
  * block is mined by MineBlock calls over consecutive nonce ranges from 0, each a bounded piece of
- * work, until one finds a nonce. Ranges are asked for in order and each answers with its smallest
- * hit, so the first hit is the block's smallest nonce. Replay-safe: no clock but the orchestration's
+ * work, up to `parallel_ranges` of them in flight (src/jobs/rangeWindow.ts), until one finds a nonce.
+ * Answers are taken in range order and each range answers with its smallest hit, so the first hit
+ * taken is the block's smallest nonce, exactly the sequential answer. Replay-safe: no clock but the orchestration's
  * own, no I/O, no randomness; the ranges follow from the inputs and the answers alone.
  */
 
@@ -32,6 +35,7 @@ function inputSchema(maxBlocks: number) {
         difficulty: z.number(),
         blocks: z.number().int().min(1).max(maxBlocks),
         range_size: z.number().int().min(1).max(NONCE_RANGE_SIZE).optional(),
+        parallel_ranges: z.number().int().min(1).max(PARALLEL_RANGES_LIMIT).optional(),
     });
 }
 
@@ -49,11 +53,12 @@ export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRa
         const parsed = schema.safeParse(context.df.getInput());
         if (!parsed.success) {
             throw new Error(
-                `Invalid MineChain input: expected {difficulty: number, blocks: integer from 1 to ${maxBlocks}, range_size?: integer from 1 to ${NONCE_RANGE_SIZE}}`
+                `Invalid MineChain input: expected {difficulty: number, blocks: integer from 1 to ${maxBlocks}, range_size?: integer from 1 to ${NONCE_RANGE_SIZE}, parallel_ranges?: integer from 1 to ${PARALLEL_RANGES_LIMIT}}`
             );
         }
         const { difficulty, blocks: blocksTotal } = parsed.data;
         const rangeSize = parsed.data.range_size ?? legacyRangeSize;
+        const parallelRanges = parsed.data.parallel_ranges ?? 1;
         const startedAt = context.df.currentUtcDateTime.getTime();
         const progress = (blocksDone: number): Progress => ({ blocks_done: blocksDone, blocks_total: blocksTotal });
         context.df.setCustomStatus(progress(0));
@@ -61,7 +66,7 @@ export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRa
         const blocks: Block[] = [];
         let previousHash = GENESIS;
         for (let index = 0; index < blocksTotal; index++) {
-            const block: Block = yield* mineBlock(context, { index, previous_hash: previousHash, difficulty }, rangeSize);
+            const block: Block = yield* mineBlock(context, { index, previous_hash: previousHash, difficulty }, rangeSize, parallelRanges);
             blocks.push(block);
             previousHash = block.hash;
             context.df.setCustomStatus(progress(index + 1));
@@ -80,26 +85,41 @@ export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRa
 
 type BlockTask = Pick<MineBlockInput, 'index' | 'previous_hash' | 'difficulty'>;
 
-/** One block: MineBlock over [0, n), [n, 2n), … until a range holds a nonce. */
-function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: number): Generator<Task, Block, unknown> {
+/**
+ * One block: MineBlock over [0, n), [n, 2n), … until a range holds a nonce, `width` ranges in flight once
+ * the first range has answered without one. The
+ * custom status set right after this returns is what tells the ranges still running above the hit to stop
+ * (src/jobs/endWatch.ts).
+ */
+function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: number, width: number): Generator<Task, Block, unknown> {
     const { index, previous_hash } = task;
-    for (let start = 0; start < Number.MAX_SAFE_INTEGER; ) {
-        const end = Math.min(start + rangeSize, Number.MAX_SAFE_INTEGER);
-        const input: MineBlockInput = { ...task, start, end };
-        const answer = mineBlockOutputSchema.safeParse(yield context.df.callActivityWithRetry(MINE_BLOCK, activityRetry(), input));
-        if (!answer.success) throw new Error(`MineBlock returned an unreadable block ${index}`);
-        const found = answer.data;
-        // An answer for another block or range would break the smallest-nonce guarantee: refuse it.
-        if (found.found) {
-            const { block } = found;
-            if (block.index === index && block.previous_hash === previous_hash && block.nonce >= start && block.nonce < end) {
-                return block;
+    const rangeOf = (k: number) => ({ start: k * rangeSize, end: Math.min((k + 1) * rangeSize, Number.MAX_SAFE_INTEGER) });
+    const block = yield* rangeWindow<Block>(context, {
+        width,
+        // An easy block is found in its first range: search that alone, and open the window only if it has no nonce.
+        slowStart: true,
+        count: Math.ceil(Number.MAX_SAFE_INTEGER / rangeSize),
+        start(k) {
+            const input: MineBlockInput = { ...task, ...rangeOf(k) };
+            return context.df.callActivityWithRetry(MINE_BLOCK, activityRetry(), input);
+        },
+        take(k, raw) {
+            const { start, end } = rangeOf(k);
+            const answer = mineBlockOutputSchema.safeParse(raw);
+            if (!answer.success) throw new Error(`MineBlock returned an unreadable block ${index}`);
+            const found = answer.data;
+            // An answer for another block or range would break the smallest-nonce guarantee: refuse it.
+            if (found.found) {
+                const { block } = found;
+                if (block.index === index && block.previous_hash === previous_hash && block.nonce >= start && block.nonce < end) {
+                    return block;
+                }
+            } else if (found.start === start && found.end === end) {
+                return undefined;
             }
-        } else if (found.start === start && found.end === end) {
-            start = end;
-            continue;
-        }
-        throw new Error(`MineBlock answered for another block or range than block ${index}, nonces [${start}, ${end})`);
-    }
-    throw new Error(`No nonce below ${Number.MAX_SAFE_INTEGER} meets the difficulty for block ${index}`);
+            throw new Error(`MineBlock answered for another block or range than block ${index}, nonces [${start}, ${end})`);
+        },
+    });
+    if (block === undefined) throw new Error(`No nonce below ${Number.MAX_SAFE_INTEGER} meets the difficulty for block ${index}`);
+    return block;
 }

@@ -131,16 +131,3 @@ export function scanRangeNodeCrypto(
     }
     return undefined;
 }
-
-/**
- * The smallest nonce for the block, searched on the calling thread. A reference for tests and the
- * benchmark's single-thread baseline; the app uses the worker pool in search.ts instead.
- */
-export function findNonceSerial(index: number, previousHash: string, difficulty: number): number {
-    const chunk = 1 << 16;
-    for (let start = 0; start < Number.MAX_SAFE_INTEGER; start += chunk) {
-        const nonce = scanRange(index, previousHash, difficulty, start, Math.min(start + chunk, Number.MAX_SAFE_INTEGER));
-        if (nonce !== undefined) return nonce;
-    }
-    throw new RangeError('no nonce below Number.MAX_SAFE_INTEGER meets the difficulty');
-}

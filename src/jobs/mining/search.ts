@@ -9,6 +9,11 @@ import type { ScanAnswer, ScanJob, SearchWorkerData } from './searchWorker';
  * handed out in increasing order. A hit in chunk k is only accepted once every chunk below k has
  * answered, and the smallest hit wins, so the result is the smallest nonce, exactly what a serial
  * search returns, however the threads are scheduled. A search may be limited to a nonce range.
+ *
+ * The pool is process-wide: the MineBlock calls an instance runs at once share its threads. Different
+ * blocks take turns (round-robin); among ranges of the SAME block (ranges in flight of one workflow) the
+ * lowest range gets every chunk first, because only it can end the block: split P ways, the instance would
+ * hash P ranges at 1/P speed each and answer the lowest P times later than the sequential run.
  */
 
 export interface SearchRequest {
@@ -51,6 +56,8 @@ export interface SearchPoolOptions {
 
 class Search {
     nextStart: number;
+    /** The block this searches (ranges with equal keys are ranges of one block). */
+    readonly blockKey: string;
     best: number | undefined;
     /** Start nonces of the chunks handed out and not yet answered. */
     readonly pending = new Set<number>();
@@ -58,7 +65,7 @@ class Search {
 
     constructor(
         readonly request: SearchRequest,
-        start: number,
+        readonly start: number,
         private readonly end: number,
         private chunk: number,
         private readonly maxChunk: number,
@@ -66,6 +73,7 @@ class Search {
         readonly reject: (error: Error) => void
     ) {
         this.nextStart = start;
+        this.blockKey = JSON.stringify([request.index, request.previousHash, request.difficulty]);
     }
 
     /** More chunks are needed only while nothing has been found: every chunk below a hit is already out. */
@@ -116,7 +124,8 @@ export class SearchPool {
     private readonly workers: PooledWorker[] = [];
     private readonly searches: Search[] = [];
     private nextJobId = 1;
-    private roundRobin = 0;
+    /** The block whose turn it was last: the next chunk goes to the next block with work. */
+    private lastBlock: string | undefined;
     private closed = false;
 
     constructor(options: SearchPoolOptions = {}) {
@@ -203,8 +212,8 @@ export class SearchPool {
             const pooled = this.idleWorker();
             if (pooled === undefined) return;
             // Advance the turn only when the search really gets a chunk, or a busy pool starves it.
-            this.roundRobin = next.at + 1;
-            const { search } = next;
+            const search = next;
+            this.lastBlock = search.blockKey;
             const { start, end } = search.takeChunk();
             const jobId = this.nextJobId++;
             pooled.job = { jobId, start, search };
@@ -215,15 +224,21 @@ export class SearchPool {
         }
     }
 
-    /** The next search, in turn, that needs a chunk. */
-    private nextSearchWithWork(): { search: Search; at: number } | undefined {
-        const count = this.searches.length;
-        for (let k = 0; k < count; k++) {
-            const at = (this.roundRobin + k) % count;
-            const search = this.searches[at];
-            if (search?.hasWork()) return { search, at };
+    /**
+     * The next search that needs a chunk: the block after the one served last (in the order the blocks' first
+     * searches came), and of that block's ranges with work the lowest.
+     */
+    private nextSearchWithWork(): Search | undefined {
+        const lowestOfBlock = new Map<string, Search>();
+        for (const search of this.searches) {
+            if (!search.hasWork()) continue;
+            const best = lowestOfBlock.get(search.blockKey);
+            if (best === undefined || search.start < best.start) lowestOfBlock.set(search.blockKey, search);
         }
-        return undefined;
+        if (lowestOfBlock.size === 0) return undefined;
+        const blocks = [...lowestOfBlock.keys()];
+        const last = this.lastBlock === undefined ? -1 : blocks.indexOf(this.lastBlock);
+        return lowestOfBlock.get(blocks[(last + 1) % blocks.length] as string);
     }
 
     private idleWorker(): PooledWorker | undefined {

@@ -10,9 +10,6 @@ export const COUNT_SEGMENT = 'CountPrimeSegment';
 
 /** Numbers per CountPrimeSegment call: a sieve of 2.5 MB, about 0.1 s of one core, so a call holds its Node worker's event loop only briefly. */
 export const SEGMENT_SIZE = 5_000_000;
-/** Segments counted at once: concurrent activities, spread over the instances the app runs on. */
-export const SEGMENTS_IN_FLIGHT = 4;
-
 /**
  * The bounds the orchestration and the activity hold inputs to, fixed (never a setting), so a redeploy
  * never changes a running workflow. Below 10^12 every number and product here is an exact double.

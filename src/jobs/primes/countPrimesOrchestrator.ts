@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
+import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { activityRetry } from '../activityRetry';
+import { rangeWindow } from '../rangeWindow';
 import {
     BELOW_LIMIT,
     COUNT_SEGMENT,
@@ -14,8 +15,9 @@ import {
 } from './contracts';
 
 /**
- * The CountPrimes orchestration: fan-out/fan-in over segments of [0, below), `in_flight` activities at a
- * time, publishing the segments counted after each wave. Replay-safe: no clock but the orchestration's
+ * The CountPrimes orchestration: fan-out/fan-in over segments of [0, below), up to `in_flight` activities
+ * at a time in a sliding window (src/jobs/rangeWindow.ts), publishing the segments counted, in order, as
+ * each is taken. Replay-safe: no clock but the orchestration's
  * own, no I/O, no randomness; the segments follow from the input alone.
  */
 
@@ -40,26 +42,23 @@ export function countPrimesOrchestrator(): OrchestrationHandler {
         context.df.setCustomStatus(progress(0));
 
         let count = 0;
-        for (let first = 0; first < total; first += inFlight) {
-            const wave: Task[] = [];
-            const inputs: SegmentInput[] = [];
-            for (let index = first; index < Math.min(first + inFlight, total); index++) {
-                const input: SegmentInput = { start: index * segmentSize, end: Math.min((index + 1) * segmentSize, below) };
-                inputs.push(input);
-                wave.push(context.df.callActivityWithRetry(COUNT_SEGMENT, activityRetry(), input));
-            }
-            const answers: unknown = yield context.df.Task.all(wave);
-            const list = Array.isArray(answers) ? answers : [];
-            inputs.forEach((input, i) => {
-                const answer = segmentOutputSchema.safeParse(list[i]);
+        const segmentOf = (index: number): SegmentInput => ({ start: index * segmentSize, end: Math.min((index + 1) * segmentSize, below) });
+        yield* rangeWindow<never>(context, {
+            width: inFlight,
+            count: total,
+            start: (index) => context.df.callActivityWithRetry(COUNT_SEGMENT, activityRetry(), segmentOf(index)),
+            take(index, raw) {
+                const input = segmentOf(index);
+                const answer = segmentOutputSchema.safeParse(raw);
                 // An answer for another range would count some numbers twice or not at all: refuse it.
                 if (!answer.success || answer.data.start !== input.start || answer.data.end !== input.end) {
                     throw new Error(`CountPrimeSegment answered for another range than [${input.start}, ${input.end})`);
                 }
                 count += answer.data.count;
-            });
-            context.df.setCustomStatus(progress(Math.min(first + inFlight, total)));
-        }
+                context.df.setCustomStatus(progress(index + 1));
+                return undefined;
+            },
+        });
 
         const result: PrimeCountResult = {
             below,

@@ -4,7 +4,6 @@ import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress
 import {
     BELOW_LIMIT,
     COUNT_PRIMES,
-    SEGMENTS_IN_FLIGHT,
     SEGMENT_SIZE,
     primeCountResultSchema,
     primeProgressSchema,
@@ -82,10 +81,11 @@ export const COUNT_PRIMES_JOB: JobDefinition = {
         'Use cancel_prime_count only to stop work the user no longer wants.',
     noun: 'prime count workflow',
     startInput: () => startInputSchema,
-    plan(args) {
+    plan(args, config) {
         const { below } = belowSchema.parse(args);
         return {
-            input: { below, segment_size: SEGMENT_SIZE, in_flight: SEGMENTS_IN_FLIGHT },
+            // PARALLEL_RANGES as the workflow starts; the setting's bound (16) is IN_FLIGHT_LIMIT.
+            input: { below, segment_size: SEGMENT_SIZE, in_flight: config.parallelRanges },
             matchOn: ['below'],
             cost: below,
             initialProgress: { segments_done: 0, segments_total: segmentsOf(below, SEGMENT_SIZE) } satisfies PrimeProgress,

@@ -21,8 +21,8 @@ export type BodyRead = { kind: 'ok'; text: string } | { kind: 'tooLarge' };
  * connection it came on stays usable and the 413 is answered at once; cancelling instead would cut the
  * host's connection to the app mid-request. Bounded: past these, the stream is cancelled.
  */
-export const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
-export const DRAIN_MAX_MS = 30_000;
+const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
 
 /**
  * Reads the body as UTF-8 text, stopping as soon as more than `maxBytes` have arrived (the rest is

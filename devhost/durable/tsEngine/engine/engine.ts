@@ -47,6 +47,8 @@ export interface EngineOptions {
     /** Values for a function's other input bindings (an activity may take a durable client too). */
     extraInputs: (fn: RegisteredFunction) => RpcParameterBinding[];
     sink: LogSink;
+    /** host.json's maxConcurrentActivityFunctions; the extension's default (10 per core) when absent. */
+    maxConcurrentActivities?: number;
 }
 
 export class Engine {
@@ -67,7 +69,7 @@ export class Engine {
         parts.instances = new LoadedInstances(parts);
         parts.scheduler = new Scheduler(parts);
         parts.episodes = new EpisodeRunner(parts);
-        parts.executor = new Executor(parts);
+        parts.executor = new Executor(parts, options.maxConcurrentActivities);
         parts.recovery = new Recovery(parts);
         this.#parts = parts;
     }

@@ -1,6 +1,6 @@
 /**
  * The work an episode schedules, done outside episodes: activities (in this process, at most
- * MAX_CONCURRENT_ACTIVITIES at once), durable timers, sub-orchestrations. Each reports back as a completion
+ * host.json's maxConcurrentActivityFunctions at once, as the extension), durable timers, sub-orchestrations. Each reports back as a completion
  * or a message, which the instance's next episode commits. Retries are the orchestrator's: replay turns a
  * failed attempt with retry options into a timer and a new attempt (replay.ts).
  */
@@ -16,13 +16,18 @@ import { sameParent, startMessage } from './messages';
 import type { NewWork } from './replay';
 import { Semaphore } from './semaphore';
 
-/** maxConcurrentActivityFunctions defaults to 10 per core in the extension. */
-const MAX_CONCURRENT_ACTIVITIES = 10 * availableParallelism();
+/** maxConcurrentActivityFunctions defaults to 10 per core in the extension, when host.json does not set it. */
+export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 10 * availableParallelism();
 
 export class Executor {
-    #activitySlots = new Semaphore(MAX_CONCURRENT_ACTIVITIES);
+    readonly #activitySlots: Semaphore;
 
-    constructor(private readonly parts: Pick<EngineComponents, 'store' | 'invoker' | 'catalog' | 'instances' | 'scheduler' | 'log'>) {}
+    constructor(
+        private readonly parts: Pick<EngineComponents, 'store' | 'invoker' | 'catalog' | 'instances' | 'scheduler' | 'log'>,
+        maxConcurrentActivities: number = DEFAULT_MAX_CONCURRENT_ACTIVITIES
+    ) {
+        this.#activitySlots = new Semaphore(maxConcurrentActivities);
+    }
 
     dispatch(actor: Actor, work: NewWork): void {
         const executionId = actor.record.executionId;
