@@ -2,9 +2,9 @@
  * The wall-time model of one fanned-out MineChain run (bench/scaleOut.ts checks it against measured runs):
  * a list-scheduling simulation of MineChain's sliding window, block by block.
  *
- * - Block b needs k = floor(nonce / R) + 1 ranges; range i of it is dispatched once fewer than P ranges are
- *   outstanding below it: at time 0 for i < P, else when every range up to i - P has answered (the window
- *   slides when its lowest range answers, as MineChain's does).
+ * - Block b needs k = floor(nonce / R) + 1 ranges; range 0 goes alone (MineChain's slow start), range i ≥ 1 is
+ *   dispatched when every range up to max(0, i - P) has answered (the window slides when its lowest range
+ *   answers, as MineChain's does).
  * - A dispatched range can start `d` later (its round trip: the orchestrator episode, the queue, the worker's
  *   pick-up and the answer's episode, measured with trivial ranges), on the first free core of the N·c,
  *   lowest range first (the search pool's order); it then takes R / rate, the hit's range only up to the hit.
@@ -86,9 +86,10 @@ function modelBlock(attempts: number, m: ModelParameters, before: number): Model
     const answeredUpTo: number[] = [];
     const started: Array<{ start: number; finish: number }> = [];
     let end = Number.POSITIVE_INFINITY;
-    // Ranges above the hit are dispatched too while the window holds them: k - 1 + P ranges at most.
+    // Ranges above the hit are dispatched too while the window holds them: k - 1 + P ranges at most (none for a first-range hit).
     for (let i = 0; i < k - 1 + P; i++) {
-        const dispatched = i < P ? 0 : (answeredUpTo[i - P] as number);
+        // MineChain sends a block's first range alone (rangeWindow's slowStart) and opens the window once it answers.
+        const dispatched = i === 0 ? 0 : (answeredUpTo[Math.max(0, i - P)] as number);
         if (dispatched >= end) break;
         const core = indexOfMin(coreFree);
         const start = Math.max(dispatched + roundTrip + growth * (before + i), coreFree[core] as number);

@@ -449,7 +449,7 @@ function modelSection(input: SectionInput, costs: Costs, measuredRatio: number):
         '### A model of wall time for N instances',
         '',
         'Source: `bench/scaleModel.ts`. A run is simulated block by block as MineChain runs it: block *b* needs *k_b* = ⌊nonce_b / R⌋ + 1 ranges; ' +
-            'range *i* is dispatched when every range up to *i* − P has answered (the sliding window of P), can start a round trip *d_P* ' +
+            "a block's first range goes alone (MineChain's slow start), range *i* ≥ 1 is dispatched when every range up to max(0, *i* − P) has answered (the sliding window of P), can start a round trip *d_P* " +
             'later (measured above: per range × P), takes R / rate on the first free core of the N·c (lowest range first, as the search pool ' +
             "serves), the hit's range only up to the hit; the block ends when the hit's range and all below it have answered. Two limits " +
             'follow. While N·c < P the cores are the bound: T ≈ W / (N·c·rate) plus up to (1 − 1/(N·c))·R/rate per block (the last ' +
