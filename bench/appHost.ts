@@ -35,16 +35,25 @@ export function startApp(env: Record<string, string> = {}): Promise<BenchApp> {
     return startAppWith({ storage: 'memory', env: { TASKHUB_NAME: uniqueHubName('bench'), ...UNCAPPED, ...env } });
 }
 
-/** The app on one Durable backend, with its state in the Azurite at `connectionString` (a task hub of its own). */
-export function startAppOn(backend: Backend, connectionString: string, env: Record<string, string> = {}): Promise<BenchApp> {
+/**
+ * The app on one Durable backend, with its state in the Azurite at `connectionString` (a task hub of its own
+ * unless `env` names one). `host` pins it to CPUs or changes its arguments (default `--log-level warning`).
+ */
+export function startAppOn(
+    backend: Backend,
+    connectionString: string,
+    env: Record<string, string> = {},
+    host: Pick<SpawnHostOptions, 'cpus' | 'args'> = {}
+): Promise<BenchApp> {
     return startAppWith({
         storage: 'azure',
         durable: backend,
         env: { AzureWebJobsStorage: connectionString, TASKHUB_NAME: uniqueHubName(`bench${backend}`), ...UNCAPPED, ...env },
+        ...host,
     });
 }
 
-async function startAppWith(options: Pick<SpawnHostOptions, 'storage' | 'durable' | 'env'>): Promise<BenchApp> {
+async function startAppWith(options: Pick<SpawnHostOptions, 'storage' | 'durable' | 'env' | 'cpus' | 'args'>): Promise<BenchApp> {
     const host = await spawnHost({ app: repoRoot, args: ['--log-level', 'warning'], ...options });
     const mcp = new McpHttp(`${host.url}/api/mcp`);
     return {

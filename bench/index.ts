@@ -4,7 +4,7 @@
  *   npm run bench                      # everything (about 12 to 15 minutes on 2 vCPUs)
  *   npm run bench -- --quick           # every module, fewer samples (about 4 minutes)
  *   npm run bench -- --smoke --no-write  # every module at its smallest, to see that it runs (test/bench/smoke.test.ts)
- *   npm run bench -- --only mining,throughput [--quick] [--no-write]
+ *   npm run bench -- --only mining,throughput [--quick] [--no-write]  # only these: their sections and summary rows replace the old ones in BENCHMARKS.md
  *
  * orchestration, completionLag, pastBudget and statusReads run the real Durable extension beside the TypeScript engine
  * where the .NET SDK is installed (not with --smoke); without it their extension rows are skipped, saying why.
@@ -13,7 +13,7 @@
  * on its own too (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured
  * side by side in the same run, because these machines are noisy.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { run as mining } from './mining';
 import { run as orchestration } from './orchestration';
 import { run as pastBudget } from './pastBudget';
 import { run as responsiveness } from './responsiveness';
+import { run as scaleOut } from './scaleOut';
 import { run as statusReads } from './statusReads';
 import { run as throughput } from './throughput';
 
@@ -43,6 +44,7 @@ const MODULES: ReadonlyArray<readonly [name: string, run: BenchModule]> = [
     ['memory', memory],
     // --quick: 20 clients instead of 50; --smoke: 4 at difficulty 16.
     ['load', (opts) => load(opts.smoke ? { clients: 4, difficulty: 16 } : opts.quick ? { clients: 20 } : {})],
+    ['scaleOut', scaleOut],
 ];
 
 async function main(): Promise<void> {
@@ -70,11 +72,18 @@ async function main(): Promise<void> {
     const table = [
         '| benchmark | result | s |',
         '|---|---|---:|',
-        ...summary.flatMap(([n, lines, s]) => lines.map((line, k) => `| ${k === 0 ? n : ''} | ${line} | ${k === 0 ? s.toFixed(0) : ''} |`)),
+        ...summary.flatMap(([n, lines, s]) => summaryRows(n, lines, s)),
     ];
     process.stdout.write(`\n${table.join('\n')}\n`);
     // Smoke figures are too few to stand for anything.
     if (values['no-write'] === true || opts.smoke) return;
+    const path = join(repoRoot, 'BENCHMARKS.md');
+    // Some modules only: their sections and summary rows replace (or join) those of the file, the rest stays as it was.
+    if (only !== undefined && existsSync(path)) {
+        writeFileSync(path, mergeSections(readFileSync(path, 'utf8'), sections, summary));
+        process.stderr.write(`bench: replaced ${summary.map(([n]) => n).join(', ')} in BENCHMARKS.md\n`);
+        return;
+    }
     const doc = [
         '# Benchmarks',
         '',
@@ -94,8 +103,48 @@ async function main(): Promise<void> {
         '',
         ...sections.flatMap((section) => [section, '']),
     ].join('\n');
-    writeFileSync(join(repoRoot, 'BENCHMARKS.md'), doc);
+    writeFileSync(path, doc);
     process.stderr.write('bench: wrote BENCHMARKS.md\n');
+}
+
+/** A module's rows of the summary table: the first names it, the rest (its further result lines) leave the name blank. */
+function summaryRows(name: string, lines: readonly string[], seconds: number): string[] {
+    return lines.map((line, k) => `| ${k === 0 ? name : ''} | ${line} | ${k === 0 ? seconds.toFixed(0) : ''} |`);
+}
+
+/**
+ * BENCHMARKS.md with each given section put in place of the section of the same title (or appended), and each
+ * module's summary rows in place of its old ones (or at the table's end).
+ */
+function mergeSections(doc: string, sections: readonly string[], summary: ReadonlyArray<[string, string[], number]>): string {
+    let text = doc;
+    for (const section of sections) {
+        const title = section.split('\n', 1)[0] as string;
+        const start = text.indexOf(`\n${title}\n`);
+        if (start < 0) {
+            text = `${text.trimEnd()}\n\n${section}\n`;
+            continue;
+        }
+        const next = text.indexOf('\n## ', start + title.length + 1);
+        text = `${text.slice(0, start + 1)}${section}\n${next < 0 ? '' : text.slice(next)}`;
+    }
+    const lines = text.split('\n');
+    for (const [name, results, seconds] of summary) {
+        const rows = summaryRows(name, results, seconds);
+        const at = lines.findIndex((line) => line.startsWith(`| ${name} |`));
+        if (at >= 0) {
+            let end = at + 1;
+            while (lines[end]?.startsWith('|  |') === true) end++;
+            lines.splice(at, end - at, ...rows);
+            continue;
+        }
+        const header = lines.indexOf('| benchmark | result | s |');
+        if (header < 0) continue;
+        let end = header + 2;
+        while (lines[end]?.startsWith('|') === true) end++;
+        lines.splice(end, 0, ...rows);
+    }
+    return lines.join('\n');
 }
 
 /** The lines of a section that state its results (see `result` in common.ts). */

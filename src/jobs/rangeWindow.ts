@@ -1,4 +1,5 @@
 import type { OrchestrationContext, Task } from 'durable-functions';
+import { ACTIVITY_MAX_ATTEMPTS, retryDelayMs } from './activityRetry';
 
 /**
  * Ranges in flight: a sliding window for orchestrators over consecutive pieces of work 0, 1, 2, …, with up
@@ -10,6 +11,13 @@ import type { OrchestrationContext, Task } from 'durable-functions';
  * pieces never yielded before; an outstanding piece is waited for by yielding it alone, which schedules
  * nothing. Refilling the window without waiting for the new piece needs something that answers at once
  * beside it: a durable timer due now (one extra orchestrator episode per refill, no activity).
+ *
+ * The window retries a failed piece itself (ACTIVITY_MAX_ATTEMPTS attempts, src/jobs/activityRetry.ts), with a
+ * durable timer and a new plain call when its turn comes, and `start` must give plain calls. callActivityWithRetry
+ * beside other tasks in flight is not replay-safe on the real extension: one failed attempt under a fanned-out run
+ * failed the orchestration with "Non-Deterministic workflow detected: … scheduled a timer task with sequence
+ * number 82" (test/e2e/rangesInFlight.test.ts reproduces it), as the retry's timer and rescheduled call are
+ * numbered by the extension when the timer fires, and by durable-functions when it reads the event.
  */
 
 /** What to do with the answer of piece `index`: `undefined` goes on to the next piece, anything else ends the window with it. */
@@ -25,7 +33,10 @@ export interface WindowOptions<R> {
     slowStart?: boolean;
     /** Pieces in all (0 to count − 1). */
     count: number;
-    /** The task of piece `index`; called once per piece, in order, and only when it is dispatched. */
+    /**
+     * The task of piece `index`, a plain activity call (no WithRetry: the window retries); called in order when
+     * the piece is dispatched, and again for each retry of it.
+     */
     start: (index: number) => Task;
     take: TakeAnswer<R>;
 }
@@ -62,9 +73,27 @@ export function* rangeWindow<R>(context: OrchestrationContext, options: WindowOp
         }
         const lowest = outstanding.shift();
         if (lowest === undefined) throw new Error('rangeWindow: no piece outstanding'); // unreachable: taken < dispatched
-        const answer: unknown = yield lowest;
+        const answer: unknown = yield* answerOf(context, lowest, () => start(taken));
         const outcome = take(taken, answer);
         if (outcome !== undefined) return outcome;
     }
     return undefined;
+}
+
+/**
+ * The answer of a dispatched piece, retried while attempts are left: each retry waits on a durable timer, then
+ * yields a new call alone, so it schedules exactly what the extension records (a timer, then one call).
+ */
+function* answerOf(context: OrchestrationContext, first: Task, again: () => Task): Generator<Task, unknown, unknown> {
+    let task = first;
+    for (let attempt = 1; ; attempt++) {
+        try {
+            return yield task;
+        } catch (error) {
+            if (attempt >= ACTIVITY_MAX_ATTEMPTS) throw error;
+            const due = new Date(context.df.currentUtcDateTime.getTime() + retryDelayMs(attempt));
+            yield context.df.createTimer(due);
+            task = again();
+        }
+    }
 }

@@ -22,6 +22,7 @@ const SECTIONS: ReadonlyArray<readonly [module: string, title: string]> = [
     ['throughput', '## Tool-call throughput'],
     ['memory', '## Memory'],
     ['load', '## Load'],
+    ['scaleOut', '## Scale-out'],
 ];
 
 /** About a minute on an idle 2-core machine; the limit leaves room for a loaded one. */

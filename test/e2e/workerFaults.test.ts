@@ -119,9 +119,10 @@ describeOnEachBackend('worker faults under a running range', (backend) => {
         assert.equal(done.reason, 'error');
         assert.match(done.error ?? '', /difficulty/);
         assert.equal(attempts() - before, ACTIVITY_MAX_ATTEMPTS);
-        // The retries wait 2 s, then 4 s, on the orchestration's clock: its timers are stamped from the episode's
-        // start, which can be a little earlier than this process saw the failure (5,946 ms measured once), so a margin.
-        assert.ok(Date.now() - started >= 5000, `failed after ${Date.now() - started} ms`);
+        // The retries wait 2 s, then 4 s, on the orchestration's clock: the window's timers are due from the
+        // episode's timestamp, which can be earlier than the failure reached this process (5,946 ms and 4,971 ms
+        // measured on the extension), so a margin: retries at once would end within a second.
+        assert.ok(Date.now() - started >= 4000, `failed after ${Date.now() - started} ms`);
         // And none comes later.
         await new Promise((resolve) => setTimeout(resolve, 8000));
         assert.equal(attempts() - before, ACTIVITY_MAX_ATTEMPTS);

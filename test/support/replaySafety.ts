@@ -149,6 +149,10 @@ export function findReplayHazards(options: {
         const parent = identifier.parent;
         // `x.y`: the hazard is judged on `x` (a global, a Node.js module), and reported as `x.y`.
         const isPropertyName = ts.isPropertyAccessExpression(parent) && parent.name === identifier;
+        // `new Date(value)` makes a date from a value (the Durable clock plus a delay, say); only `new Date()` reads the clock.
+        if (symbol.name === 'Date' && ts.isNewExpression(parent) && parent.expression === identifier && (parent.arguments?.length ?? 0) > 0) {
+            return;
+        }
         for (const declaration of symbol.declarations ?? []) {
             const reason = isPropertyName ? undefined : hazardOf(declaration, symbol.name);
             if (reason) {

@@ -41,6 +41,11 @@ export interface SpawnHostOptions {
     readyTimeoutMs?: number;
     /** A process group of its own, so that kill() takes the host and every child in its group (an instance lost). */
     processGroup?: boolean;
+    /**
+     * CPUs to pin the host to (`taskset -c <list>`, e.g. '0'): its children (the extension's .NET host, worker
+     * threads) inherit the affinity, so the whole host runs on them, as on an instance of that many cores.
+     */
+    cpus?: string;
 }
 
 export interface SpawnedHost {
@@ -92,7 +97,9 @@ export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost>
         if (value === undefined) delete env[name];
         else env[name] = value;
     }
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.processGroup === true });
+    // taskset execs the command, so the child's pid is the host's own.
+    const [command, commandArgs] = options.cpus === undefined ? [process.execPath, args] : ['taskset', ['-c', options.cpus, process.execPath, ...args]];
+    const child = spawn(command, commandArgs, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.processGroup === true });
     // Its whole group when it has one (negative pid); a group that is gone already is no error.
     const signal = (name: NodeJS.Signals) => {
         if (options.processGroup !== true || child.pid === undefined) return void child.kill(name);

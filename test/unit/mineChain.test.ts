@@ -23,7 +23,7 @@ function fakeContext(input: unknown) {
         currentUtcDateTime: new Date('2026-01-01T00:00:00.000Z'),
         getInput: () => input,
         setCustomStatus: (status: unknown) => customStatuses.push(status),
-        callActivityWithRetry: (name: string, _retry: unknown, activityInput: unknown): ScheduledCall => ({ name, input: activityInput }),
+        callActivity: (name: string, activityInput: unknown): ScheduledCall => ({ name, input: activityInput }),
     };
     // A test seam: the generator only touches these members of the real context.
     return { context: { df } as unknown as OrchestrationContext, df, customStatuses };

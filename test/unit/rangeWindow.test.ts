@@ -23,7 +23,7 @@ function windowOrchestrator(width: number, count: number, taken: number[], stopA
         return yield* rangeWindow<string>(context, {
             width,
             count,
-            start: (index) => context.df.callActivityWithRetry(PIECE, {} as never, { index }),
+            start: (index) => context.df.callActivity(PIECE, { index }),
             take(index, answer) {
                 assert.deepEqual(answer, { echo: index });
                 taken.push(index);
@@ -110,7 +110,7 @@ describe('rangeWindow', () => {
                 width: 3,
                 slowStart: true,
                 count: 6,
-                start: (index) => context.df.callActivityWithRetry(PIECE, {} as never, { index }),
+                start: (index) => context.df.callActivity(PIECE, { index }),
                 take(index) {
                     taken.push(index);
                     return undefined;

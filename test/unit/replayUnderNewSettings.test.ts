@@ -45,7 +45,7 @@ function replay(input: unknown, history: Array<{ call: Call; answer: unknown }>)
         currentUtcDateTime: new Date('2026-11-01T00:00:00.000Z'),
         getInput: () => input,
         setCustomStatus: () => undefined,
-        callActivityWithRetry: (name: string, _retry: unknown, activityInput: unknown): Call => ({ name, input: activityInput }),
+        callActivity: (name: string, activityInput: unknown): Call => ({ name, input: activityInput }),
     };
     // The registered form: no arguments, as src/jobs/mining/functions.ts registers it.
     const generator = mineChainOrchestrator()({ df } as unknown as OrchestrationContext);
@@ -84,7 +84,7 @@ describe('replay of an old history under new settings', () => {
             currentUtcDateTime: new Date(0),
             getInput: () => ({ difficulty: 30, blocks: 1, range_size: 1000 }),
             setCustomStatus: () => undefined,
-            callActivityWithRetry: (name: string, _retry: unknown, activityInput: unknown): Call => ({ name, input: activityInput }),
+            callActivity: (name: string, activityInput: unknown): Call => ({ name, input: activityInput }),
         };
         const generator = mineChainOrchestrator()({ df } as unknown as OrchestrationContext);
         const first = generator.next().value as unknown as Call;

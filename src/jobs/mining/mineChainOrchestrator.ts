@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { activityRetry } from '../activityRetry';
 import { rangeWindow } from '../rangeWindow';
 import { GENESIS } from './hashRule';
 import {
@@ -101,7 +100,7 @@ function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: n
         count: Math.ceil(Number.MAX_SAFE_INTEGER / rangeSize),
         start(k) {
             const input: MineBlockInput = { ...task, ...rangeOf(k) };
-            return context.df.callActivityWithRetry(MINE_BLOCK, activityRetry(), input);
+            return context.df.callActivity(MINE_BLOCK, input);
         },
         take(k, raw) {
             const { start, end } = rangeOf(k);

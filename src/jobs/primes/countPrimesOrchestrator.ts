@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { activityRetry } from '../activityRetry';
 import { rangeWindow } from '../rangeWindow';
 import {
     BELOW_LIMIT,
@@ -46,7 +45,7 @@ export function countPrimesOrchestrator(): OrchestrationHandler {
         yield* rangeWindow<never>(context, {
             width: inFlight,
             count: total,
-            start: (index) => context.df.callActivityWithRetry(COUNT_SEGMENT, activityRetry(), segmentOf(index)),
+            start: (index) => context.df.callActivity(COUNT_SEGMENT, segmentOf(index)),
             take(index, raw) {
                 const input = segmentOf(index);
                 const answer = segmentOutputSchema.safeParse(raw);

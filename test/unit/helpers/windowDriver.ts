@@ -55,7 +55,7 @@ export function fakeWindowContext(input: unknown) {
         currentUtcDateTime: new Date('2026-01-01T00:00:00.000Z'),
         getInput: () => input,
         setCustomStatus: (status: unknown) => customStatuses.push(status),
-        callActivityWithRetry: (name: string, _retry: unknown, activityInput: unknown) => task({ kind: 'activity', name, input: activityInput }),
+        callActivity: (name: string, activityInput: unknown) => task({ kind: 'activity', name, input: activityInput }),
         createTimer: (_at: Date) => task({ kind: 'timer' }),
         Task: { any: (children: FakeTask[]) => task({ kind: 'any', children }) },
     };
