@@ -128,6 +128,8 @@ interface ScaleOutcome {
     /** Threads set to nice 0 per host. */
     reniced: number[];
     one: ScaleRun[];
+    /** One host, CPU 0, PARALLEL_RANGES 1: the sequential walk the fanned-out run on one instance must not lose to. */
+    sequential: ScaleRun[];
     two: ScaleRun[];
     /** Runs that did not complete, and why. */
     failures: string[];
@@ -214,11 +216,12 @@ async function scaleOut(connectionString: string, rounds: number, apps: BenchApp
     const verbose = ['--log-level', 'information'];
     const hubOne = uniqueHubName('scaleone');
     const hubTwo = uniqueHubName('scaletwo');
-    const [single, first] = await Promise.all([
+    const [single, first, walker] = await Promise.all([
         startAppOn('extension', connectionString, { ...env, TASKHUB_NAME: hubOne }, { cpus: '0', args: verbose }),
         startAppOn('extension', connectionString, { ...env, TASKHUB_NAME: hubTwo }, { cpus: '0', args: verbose }),
+        startAppOn('extension', connectionString, { ...env, PARALLEL_RANGES: '1', TASKHUB_NAME: uniqueHubName('scaleseq') }, { cpus: '0', args: verbose }),
     ]);
-    apps.push(single, first);
+    apps.push(single, first, walker);
     const second = await startAppOn('extension', connectionString, { ...env, TASKHUB_NAME: hubTwo }, { cpus: '1', args: verbose });
     apps.push(second);
     const pair = [first, second];
@@ -226,12 +229,13 @@ async function scaleOut(connectionString: string, rounds: number, apps: BenchApp
 
     // Warm-up: 4 blocks of one range each, so both hosts of the pair likely take some (their pools, the JIT).
     const warm = await mine([single.mcp], { difficulty: 22, blocks: 4 });
+    await mine([walker.mcp], { difficulty: 22, blocks: 4 });
     await mine([first.mcp, second.mcp], { difficulty: 22, blocks: 4 });
     const recorded = await recordedSettings(single, warm.workflowId);
     // The pools' threads exist now (they live as long as the host): from nice 10 to 0, level with the machine's other work.
-    const reniced = [single, first, second].map((app) => reniceTree(app.host.pid, 0));
+    const reniced = [single, first, second, walker].map((app) => reniceTree(app.host.pid, 0));
 
-    const outcome: ScaleOutcome = { chain, rangeSize, firstRate, reniced, one: [], two: [], failures: [], rates: { core0: [], core1: [], parallelism: [] }, affinity, attempts: [], chainsAgree: true, recorded };
+    const outcome: ScaleOutcome = { chain, rangeSize, firstRate, reniced, one: [], sequential: [], two: [], failures: [], rates: { core0: [], core1: [], parallelism: [] }, affinity, attempts: [], chainsAgree: true, recorded };
     let reference: string | undefined;
     const runOn = async (hosts: BenchApp[]): Promise<ScaleRun> => {
         // The rate of the cores the run is about to use, just before it: the model's input for this run.
@@ -261,13 +265,13 @@ async function scaleOut(connectionString: string, rounds: number, apps: BenchApp
             into.push(await runOn(hosts));
         } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            outcome.failures.push(`${hosts.length === 1 ? 'one host' : 'two hosts'}: ${message.slice(0, 200)}`);
+            outcome.failures.push(`${hosts.length === 1 ? (into === outcome.sequential ? 'one host, sequential' : 'one host') : 'two hosts'}: ${message.slice(0, 200)}`);
             process.stderr.write(`scaleOut: a run failed: ${message}\n${hosts.map((app) => app.host.stderr.slice(-4000)).join('\n---\n')}\n`);
         }
     };
     for (let round = 0; round < rounds; round++) {
         // Alternate which goes first, so neither always follows the other.
-        const steps = [() => attempt([single], outcome.one), () => attempt(pair, outcome.two)];
+        const steps = [() => attempt([single], outcome.one), () => attempt(pair, outcome.two), () => attempt([walker], outcome.sequential)];
         if (round % 2 === 1) steps.reverse();
         for (const step of steps) await step();
     }
@@ -334,6 +338,7 @@ function section(input: SectionInput): string {
             '| configuration | elapsed (median) | runs | client wall (median) | MineBlock executions per host, each run | MineBlock s per host, sum of durations (median; 2 at a time per host, a queued range waits in the pool) |',
             '|---|---:|---|---:|---|---|',
             scaleRow('one host, CPU 0', scale.one),
+            scaleRow('one host, CPU 0, `PARALLEL_RANGES=1` (sequential)', scale.sequential),
             scaleRow('two hosts, CPU 0 + CPU 1', scale.two),
             '',
             ...(scale.failures.length > 0
@@ -342,6 +347,10 @@ function section(input: SectionInput): string {
             `Load-corrected: each run's time × the rate probed just before it (its hashing in one-core-seconds at that moment): ` +
                 `median ${fmt(normalizedOne / 1e6, 0)} M for one host, ${fmt(normalizedTwo / 1e6, 0)} M for two, a ratio of ${fmt(normalizedOne / normalizedTwo)}x. The machine's load moves ` +
                 'between runs of the same configuration by more than the difference between configurations; the ratio of the medians is the figure.',
+            '',
+            `One instance fanned out against the sequential walk, same host and chain: ${fmt(median(scale.sequential.map((r) => r.seconds)), 1)} s sequential, ` +
+                `${fmt(one, 1)} s with ${SCALE_PARALLEL} ranges in flight: the fanned-out run takes **${fmt(one / median(scale.sequential.map((r) => r.seconds)))}x** the sequential time ` +
+                '(no slower within noise is about 1.1x or less on this machine).',
             '',
             result(`two pinned hosts / one, same chain on the real extension: **${fmt(ratio)}x** (target at least ${TARGET_RATIO}x: ${met(ratio >= TARGET_RATIO)}; load-corrected ${fmt(normalizedOne / normalizedTwo)}x)${scale.failures.length > 0 ? `; ${scale.failures.length} run(s) failed` : ''}.`),
             ''
