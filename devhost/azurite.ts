@@ -90,7 +90,9 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
             await stopPid(owner.azuritePid);
             await waitUntil(async () => (await Promise.all(wanted.map((s) => isListening(host, ports[s])))).every((up) => !up), 10_000);
         } else {
-            if (owner && hostsStarted) joinOwner(ownerFile);
+            // This process may hold it already (a second start in one process): then the first use is the one that counts.
+            const shared = owner !== undefined && hostsStarted === true && !liveHosts(owner).includes(process.pid);
+            if (shared) joinOwner(ownerFile);
             const starter = owner && isAlive(owner.hostPid) ? `started by the running host pid ${owner.hostPid}` : 'started by a host';
             return {
                 started: false,
@@ -103,7 +105,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
                 pid: undefined,
                 watch: (sink, intervalMs) => watchStorage(host, ports.table, undefined, undefined, sink, intervalMs),
                 stop: async () => {
-                    if (!owner || !hostsStarted || leaveOwner(ownerFile).length > 0) return;
+                    if (!owner || !shared || leaveOwner(ownerFile).length > 0) return;
                     // The last host that used it: it goes, as it would with the host that started it.
                     await stopPid(owner.azuritePid);
                     if (readOwner(ownerFile)?.azuritePid === owner.azuritePid) rmSync(ownerFile, { force: true });
