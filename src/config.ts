@@ -131,7 +131,7 @@ const settingsSchema = z
         // Per workflow, so one tenant's run cannot take every instance (docs/deployment.md); 16 = IN_FLIGHT_LIMIT of count_primes.
         PARALLEL_RANGES: integer(1, 16, 4),
         // 2^27 is NONCE_RANGE_SIZE, the most one MineBlock call accepts; below 1024 the dispatch cost dominates.
-        RANGE_SIZE: integer(1024, 2 ** 27, 2 ** 24),
+        RANGE_SIZE: integer(1024, 2 ** 27, 2 ** 23),
         // Comma-separated job names, e.g. "mining,count_primes".
         ENABLED_JOBS: z.preprocess(
             (value) => (typeof value === 'string' && value.trim() !== '' ? value : 'mining'),

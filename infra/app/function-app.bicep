@@ -90,9 +90,9 @@ var appSettings = {
   // Running workflows of all callers together (docs/security.md bounds the bill with it and maximumInstanceCount).
   MAX_ACTIVE_WORKFLOWS_TOTAL: '40'
   // Scale-out: the most MineBlock ranges one workflow keeps in flight, each on whichever instance is free, and the
-  // nonces per range (2^24). A tenant's ranges at once are MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES; docs/deployment.md, "Scale-out on Flex Consumption".
+  // nonces per range (2^23, BENCHMARKS.md "Scale-out"). A tenant's ranges at once are MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES; docs/deployment.md, "Scale-out on Flex Consumption".
   PARALLEL_RANGES: '4'
-  RANGE_SIZE: '16777216'
+  RANGE_SIZE: '8388608'
   // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
   ALLOWED_ORIGINS: ''
   // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.

@@ -73,11 +73,11 @@ describe('configuration', () => {
             allowedOrigins: [],
             enabledJobs: ['mining'],
             parallelRanges: 4,
-            rangeSize: 2 ** 24,
+            rangeSize: 2 ** 23,
         });
     });
 
-    it('PARALLEL_RANGES 1 to 16 (default 4) and RANGE_SIZE 1024 to 2^27 (default 2^24)', () => {
+    it('PARALLEL_RANGES 1 to 16 (default 4) and RANGE_SIZE 1024 to 2^27 (default 2^23)', () => {
         const config = parseConfig({ ...BASE, PARALLEL_RANGES: '16', RANGE_SIZE: '1024' });
         assert.equal(config.parallelRanges, 16);
         assert.equal(config.rangeSize, 1024);

@@ -67,7 +67,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         const started = backend.calls.find((c) => c.method === 'startNew');
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 24, parallel_ranges: 4, task_ttl_ms: 60_000 });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4, task_ttl_ms: 60_000 });
         assert.match(task.taskId, /^shared-/);
         assert.deepEqual(task, {
             taskId: options.instanceId,

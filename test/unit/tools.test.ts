@@ -126,7 +126,7 @@ describe('start_mining', () => {
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
         assert.ok(isWellFormedWorkflowId(options.instanceId));
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 24, parallel_ranges: 4 });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4 });
         assert.deepEqual(status, { status: 'completed', workflow_id: options.instanceId, result: RESULT, expected_attempts: 4 * 2 ** 12 });
     });
 
@@ -138,8 +138,8 @@ describe('start_mining', () => {
         assert.notEqual(first.workflow_id, second.workflow_id);
         const inputs = durable.calls.filter((c) => c.method === 'startNew').map((c) => (c.args[1] as { input: unknown }).input);
         assert.deepEqual(inputs, [
-            { difficulty: 0, blocks: 16, range_size: 2 ** 24, parallel_ranges: 4 },
-            { difficulty: 32, blocks: 1, range_size: 2 ** 24, parallel_ranges: 4 },
+            { difficulty: 0, blocks: 16, range_size: 2 ** 23, parallel_ranges: 4 },
+            { difficulty: 32, blocks: 1, range_size: 2 ** 23, parallel_ranges: 4 },
         ]);
     });
 
