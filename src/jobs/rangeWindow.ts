@@ -16,7 +16,7 @@ import { ACTIVITY_MAX_ATTEMPTS, retryDelayMs } from './activityRetry';
  * durable timer and a new plain call when its turn comes, and `start` must give plain calls. callActivityWithRetry
  * beside other tasks in flight is not replay-safe on the real extension: one failed attempt under a fanned-out run
  * failed the orchestration with "Non-Deterministic workflow detected: … scheduled a timer task with sequence
- * number 82" (test/e2e/rangesInFlight.test.ts reproduces it), as the retry's timer and rescheduled call are
+ * number 82" (test/e2e/rangeFaults.test.ts reproduces it), as the retry's timer and rescheduled call are
  * numbered by the extension when the timer fires, and by durable-functions when it reads the event.
  */
 
