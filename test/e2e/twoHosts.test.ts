@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { TableClient } from '@azure/data-tables';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { resultProblems, type Mined } from '../support/chainCheck';
 import { CHAIN_22 } from '../support/expectedChains';
 import { pollUntilDone } from '../support/polling';
 import type { SpawnedHost } from '../support/spawnHost';
-import { crash, executions, startTwoHosts, type TwoHosts } from '../support/twoHosts';
+import { awaitBalancedPartitions, crash, executions, partitionOwners, startTwoHosts, workerName, type TwoHosts } from '../support/twoHosts';
 
 /**
  * Two hosts on one task hub, on the real Durable extension (issue 21, point 3): the MCP SDK's client over HTTP
@@ -103,13 +102,11 @@ describe('two extension hosts on one task hub', { skip: skipReason('extension') 
         for (const host of [a, b]) assert.ok(executions(host, 'MineBlock').length > 0);
         // Two workers by name, and each control-queue partition leased by one of them (with the machine's name
         // for both, the default, each host took every partition for its own).
-        const workers = pair.hosts.map((host) => /\(worker (\S+), \.NET pid/.exec(host.stderr)?.[1]);
+        const workers = pair.hosts.map(workerName);
         assert.equal(new Set(workers).size, 2, `two worker names: ${workers.join(', ')}`);
-        const partitions = TableClient.fromConnectionString(pair.azurite.connectionString, `${pair.hub}Partitions`, { allowInsecureConnection: true });
-        const owners: unknown[] = [];
-        for await (const lease of partitions.listEntities()) owners.push(lease['CurrentOwner']);
+        const owners = await partitionOwners(pair);
         assert.equal(owners.length, 4, 'four control-queue partitions');
-        for (const owner of owners) assert.ok(workers.includes(owner as string), `partition owner ${String(owner)} is one of ${workers.join(', ')}`);
+        for (const owner of owners) assert.ok(workers.includes(owner), `partition owner ${owner} is one of ${workers.join(', ')}`);
     });
 
     test('either host answers every tool call; caps, idempotency and tenant scoping hold across hosts', async () => {
@@ -182,8 +179,8 @@ describe('two extension hosts on one task hub, host B killed', { skip: skipReaso
 });
 
 /**
- * Starts runs of CHAIN_22 on both hosts, a tenant each (so no cap refuses one), until the victim orchestrates at
- * least one (its control-queue partitions are half of them); kills the victim once it has executed MineBlock
+ * Once each host leases two of the four control-queue partitions, starts runs of CHAIN_22 on both hosts, a tenant
+ * each (so no cap refuses one), until the victim orchestrates at least one (each run has an even chance); kills the victim once it has executed MineBlock
  * calls of that one, then polls every run on the survivor to the end. Measures the takeover: from the kill to
  * the survivor's first line about each orphaned workflow, and to the last completion.
  */
@@ -198,6 +195,10 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
     };
     const placed = () => runs.every(({ id }) => pair.hosts.some((host) => orchestrated(host, id)));
     const orphans = () => runs.filter(({ id }) => orchestrated(victim, id));
+    // Until the second host has stolen its share of the partitions, the first orchestrates every run.
+    const balancing = Date.now();
+    await awaitBalancedPartitions(pair);
+    process.stdout.write(`# the partitions were two and two ${Date.now() - balancing} ms after the test began\n`);
     const deadline = Date.now() + 60_000;
     while (orphans().length === 0) {
         assert.ok(runs.length < 8 && Date.now() < deadline, `the victim orchestrated none of ${runs.length} runs`);

@@ -1,3 +1,4 @@
+import { TableClient } from '@azure/data-tables';
 import { quickRedelivery } from './backends';
 import { repoRoot, spawnHost, type SpawnedHost } from './spawnHost';
 import { startTestAzurite, uniqueHubName, type TestAzurite } from './testAzurite';
@@ -86,4 +87,35 @@ export async function crash(host: SpawnedHost): Promise<void> {
 /** The host's log lines for each execution of the function (the WebJobs SDK's "Executing 'MineBlock' (Reason=…, Id=…)"). */
 export function executions(host: SpawnedHost, functionName: string): string[] {
     return host.stderr.split('\n').filter((line) => line.includes(`Executing '${functionName}' (`));
+}
+
+/** The host's worker name, as it logs it ("(worker <name>, .NET pid …"): the owner its partition leases carry. */
+export function workerName(host: SpawnedHost): string {
+    const name = /\(worker (\S+), \.NET pid/.exec(host.stderr)?.[1];
+    if (name === undefined) throw new Error('The host did not log its worker name.');
+    return name;
+}
+
+/** The owner of each control-queue partition of the task hub (the extension's table partition manager). */
+export async function partitionOwners(pair: TwoHosts): Promise<string[]> {
+    const table = TableClient.fromConnectionString(pair.azurite.connectionString, `${pair.hub}Partitions`, { allowInsecureConnection: true });
+    const owners: string[] = [];
+    for await (const lease of table.listEntities()) owners.push(String(lease['CurrentOwner'] ?? ''));
+    return owners;
+}
+
+/**
+ * Waits until each host owns half of the four partitions. The host started first takes all four, and the second
+ * steals its share one lease at a time, over tens of seconds: until then every orchestration runs on the first.
+ */
+export async function awaitBalancedPartitions(pair: TwoHosts, timeoutMs = 180_000): Promise<void> {
+    const names = pair.hosts.map(workerName);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        const owners = await partitionOwners(pair);
+        const counts = names.map((name) => owners.filter((owner) => owner === name).length);
+        if (owners.length === 4 && counts.every((n) => n === 2)) return;
+        if (Date.now() > deadline) throw new Error(`partitions not balanced after ${timeoutMs} ms: ${names.map((n, i) => `${n} ${counts[i]}`).join(', ')} of ${owners.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
 }
