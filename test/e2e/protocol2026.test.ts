@@ -154,6 +154,26 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
         });
     }
 
+    for (const fixture of JOB_FIXTURES) {
+        test(`[${fixture.job}] pinned to 2026-07-28: arguments out of bounds are tool errors with just the argument's message, as in 2025`, async () => {
+            const { client } = await pinned2026();
+            const misfits: Array<[string, Record<string, unknown>, RegExp]> = [
+                ...fixture.outOfBounds.map(([args, bound]): [string, Record<string, unknown>, RegExp] => [fixture.tools.start, args, bound]),
+                [fixture.tools.get, {}, /^\[\{"type":"text","text":"workflow_id is required"\}\]$/],
+                [fixture.tools.cancel, { workflow_id: 'x'.repeat(1001) }, /workflow_id must be at most 1000 characters/],
+                [fixture.tools.get, { workflow_id: 'w', extra: 1 }, /extra/],
+            ];
+            for (const [name, args, bound] of misfits) {
+                const answer = await client.callTool({ name, arguments: args });
+                const text = JSON.stringify(answer.content);
+                assert.equal(answer.isError, true, `${name} ${JSON.stringify(args)}`);
+                assert.match(text, bound);
+                // SDK v2's McpServer would prefix its own words (argumentsInHandler.ts says why they are not here).
+                assert.doesNotMatch(text, /Input validation error|Invalid arguments for tool/);
+            }
+        });
+    }
+
     test('pinned to 2026-07-28: a run past the wait budget answers running, with progress on the way, and polls to completed', async () => {
         const { client } = await pinned2026();
         const progress: number[] = [];

@@ -6,6 +6,7 @@ import type { ToolExtra } from './toolExtra';
 import { resultForClient } from './protocolVersion';
 import { errorCode, rpcError, withoutRepeatedPrefix } from './rpcError';
 import { toolError } from '../toolResults';
+import { argumentErrors } from '../tools/argumentErrors';
 
 /**
  * The server's tools/call handler, installed with the Server's public setRequestHandler over the one
@@ -59,17 +60,7 @@ async function parseArguments(tool: RegisteredTool, args: unknown): Promise<{ ar
     if (tool.inputSchema === undefined) return { args: undefined };
     const parsed = await safeParseAsync(tool.inputSchema, args ?? {});
     if (parsed.success) return { args: parsed.data };
-    return { error: argumentErrors(parsed.error) };
-}
-
-/**
- * The arguments' own messages, each said once: every one names its argument and bound, so the model reads
- * just that (the SDK's text prefixes the tool and appends " at <path>", which repeats the argument).
- */
-function argumentErrors(error: unknown): string {
-    const issues = typeof error === 'object' && error !== null && 'issues' in error ? (error as { issues: unknown }).issues : undefined;
-    const messages = Array.isArray(issues) ? issues.map((issue) => (issue as { message?: unknown }).message).filter((m) => typeof m === 'string') : [];
-    return messages.length > 0 ? [...new Set(messages)].join('; ') : getParseErrorMessage(error);
+    return { error: argumentErrors(parsed.error) ?? getParseErrorMessage(parsed.error) };
 }
 
 /** McpServer's output rule: a result that is not an error carries structuredContent that fits the outputSchema. */

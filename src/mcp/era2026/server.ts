@@ -9,6 +9,7 @@ import { startTask, withCost } from '../tools/startTool';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
+import { checkArguments, passThrough } from './argumentsInHandler';
 import { toolCallOf } from './callExtra';
 import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
@@ -88,9 +89,12 @@ function registerTool(
     handler: (args: StartArgs, ctx: ServerContext) => Promise<unknown> = (args, ctx) => tool.call(args, toolCallOf(job, ctx, deps.log))
 ): void {
     const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-    server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, ctx) =>
-        handler(args as StartArgs, ctx) as Promise<CallToolResult>
-    );
+    // The arguments are checked here, not by McpServer, for the message a model reads (argumentsInHandler.ts).
+    server.registerTool(name, { title, description, inputSchema: passThrough(inputSchema), outputSchema, annotations }, async (raw, ctx) => {
+        const checked = await checkArguments(inputSchema, raw);
+        if ('error' in checked) return checked.error as CallToolResult;
+        return (await handler(checked.args as StartArgs, ctx)) as CallToolResult;
+    });
 }
 
 export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
