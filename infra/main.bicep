@@ -80,7 +80,7 @@ param maximumInstanceCount int = 40
   2048
   4096
 ])
-@description('INSTANCE_MEMORY_MB: memory per Flex Consumption instance in MB (512, 2048 or 4096: about 0.25, 1 or 2 cores). More memory buys more CPU for MineBlock and costs proportionally more per second; host.json maxConcurrentActivityFunctions should be about 2 per core.')
+@description('INSTANCE_MEMORY_MB: memory per Flex Consumption instance in MB (512, 2048 or 4096: about 0.25, 1 or 2 cores). More memory buys more CPU for MineBlock and costs proportionally more per second; the app\'s activity slots (maxConcurrentActivityFunctions: 1, 2 or 4, about 2 per core) follow from it, overriding host.json.')
 param instanceMemoryMB int = 2048
 
 @minValue(0)
