@@ -1,8 +1,8 @@
 /**
  * Polls until a value is final or a time budget runs out, quickly at first and then backing off: each
  * status read is a storage transaction (or a scheduler request) in Azure, so a wait spends few. The pauses
- * grow by 1.4 from 10 ms up to 250 ms for the first 5 s (where most inline answers end: seen a few tens of
- * ms late, at most 125 ms on average), then up to 2 s (a longer run is seen about 1 s late on average). A
+ * grow by 1.4 from 10 ms up to 250 ms for the first 5 s (where most inline answers end: the schedule adds at
+ * most 125 ms on average, the backend's own write the rest), then up to 2 s (a longer run is seen about 1 s late on average). A
  * 20 s wait makes at most 40 reads instead of the 200 that a steady 100 ms would (bench/statusReads.ts
  * measures reads and lag on both Durable backends).
  * The budget is a hard limit: no sleep and no read runs past it.
