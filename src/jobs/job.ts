@@ -99,6 +99,24 @@ export function integerField(name: string, min: number, max: number) {
     return z.number({ error: bound }).int({ error: bound }).min(min, { error: bound }).max(max, { error: bound });
 }
 
+/**
+ * A tool's arguments, strict: an argument the tool does not know is an error, not silently dropped, and the error
+ * names it and the arguments the tool takes (zod's own text, 'Unrecognized key: "x"', gives the model no way on).
+ */
+export function toolArguments<Shape extends z.ZodRawShape>(shape: Shape) {
+    const takes = Object.keys(shape).join(', ');
+    return z.strictObject(shape, {
+        error: (issue) =>
+            issue.code === 'unrecognized_keys' ? `${unknownArguments(issue.keys)}: the tool takes ${takes}` : undefined,
+    });
+}
+
+/** The caller's unknown argument names, quoted and bounded (they are the caller's text, of any length). */
+function unknownArguments(keys: readonly string[]): string {
+    const named = keys.slice(0, 5).map((key) => JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key));
+    return `unknown argument${keys.length > 1 ? 's' : ''} ${named.join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;
+}
+
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** The optional idempotency_key every start tool takes (its sentences are the same for every job). */

@@ -187,7 +187,8 @@ describeOnEachBackend('MCP end to end: the SDK client against the app on the loc
             for (const [args, bound] of fixture.outOfBounds) {
                 const answer = await call(client, start, args);
                 assert.equal(answer.isError, true, JSON.stringify(args));
-                assert.match(JSON.stringify(answer.content), bound);
+                const text = (answer.content as Array<{ text?: string }>).map((item) => item.text ?? '').join('\n');
+                assert.match(text, bound);
                 // Just the argument and its bound: no SDK prefix for the model to read past.
                 assert.doesNotMatch(JSON.stringify(answer.content), /Input validation error|Invalid arguments for tool/);
             }

@@ -58,6 +58,7 @@ export const MINING_FIXTURE: JobFixture = {
     outOfBounds: [
         [{ difficulty: 999, blocks: 1 }, /difficulty.*0.*32/],
         [{ difficulty: 1, blocks: 0 }, /blocks.*1.*16/],
+        [{ difficulty: 1, blocks: 1, color: 'red' }, /unknown argument "color": the tool takes difficulty, blocks, idempotency_key/],
     ],
     notFound: { error: 'No mining workflow has this id.', next: 'Do not poll this id again. Call start_mining to start a new workflow.' },
     // MineBlock refuses an out-of-range difficulty.
@@ -87,6 +88,7 @@ export const PRIME_COUNT_FIXTURE: JobFixture = {
         [{ below: 1 }, /below must be an integer from 2 to 1000000000000/],
         [{ below: 2.5 }, /below must be an integer from 2 to 1000000000000/],
         [{}, /below must be an integer from 2 to 1000000000000/],
+        [{ below: 10, foo: 1, bar: 2 }, /unknown arguments "foo", "bar": the tool takes below, idempotency_key/],
     ],
     notFound: {
         error: 'No prime count workflow has this id.',

@@ -217,7 +217,12 @@ describe('start_mining', () => {
             [{ idempotency_key: '' }, /idempotency_key must be a string of 1 to 255 characters/],
             [{ idempotency_key: 'k'.repeat(256) }, /idempotency_key must be a string of 1 to 255 characters/],
             [{ idempotency_key: 7 }, /idempotency_key must be a string of 1 to 255 characters/],
-            [{ difficulty: 1, colour: 'red' }, /colour/],
+            [{ difficulty: 1, colour: 'red' }, /^unknown argument "colour": the tool takes difficulty, blocks, idempotency_key$/],
+            // The caller's names, bounded: five at most, each cut at 64 characters.
+            [
+                Object.fromEntries(['x'.repeat(200), 'b', 'c', 'd', 'e', 'f', 'g'].map((key) => [key, 1])),
+                new RegExp(`^unknown arguments "${'x'.repeat(64)}…", "b", "c", "d", "e" and 2 more: the tool takes difficulty, blocks, idempotency_key$`),
+            ],
         ];
         for (const [args, message] of cases) {
             assert.match(errorText(await call('start_mining', args)), message, JSON.stringify(args));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
+import { idempotencyKeyField, integerField, toolArguments, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
 import { MINE_CHAIN, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
 import { registerMiningFunctions } from './functions';
 
@@ -33,8 +33,7 @@ function startDescription(config: Config): string {
 
 function buildInputSchema(config: Config) {
     const { maxDifficulty, defaultDifficulty, maxBlocks, chainLength } = config;
-    // Strict: an argument this tool does not know is an error, not silently dropped.
-    return z.strictObject({
+    return toolArguments({
         difficulty: integerField('difficulty', 0, maxDifficulty)
             .default(defaultDifficulty)
             .describe(`Leading zero bits each block hash must start with, 0 to ${maxDifficulty} (default ${defaultDifficulty}).`),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { idempotencyKeyField, integerField, type JobDefinition, type JobProgress, type JobResult } from '../job';
+import { idempotencyKeyField, integerField, toolArguments, type JobDefinition, type JobProgress, type JobResult } from '../job';
 import {
     BELOW_LIMIT,
     COUNT_PRIMES,
@@ -35,7 +35,7 @@ function startDescription(config: Config): string {
 }
 
 function buildInputSchema() {
-    return z.strictObject({
+    return toolArguments({
         below: integerField('below', 2, BELOW_LIMIT)
             .describe(`Count the primes below this number, 2 to ${BELOW_LIMIT}.`),
         idempotency_key: idempotencyKeyField(),
@@ -94,7 +94,7 @@ export const COUNT_PRIMES_JOB: JobDefinition = {
     overWorkText(args, cost, maxWork) {
         return (
             `Counting the primes below ${String(args.below)} sieves ${cost} numbers, more than one call may start ` +
-            `(MAX_WORK = ${maxWork}). Lower the work: use below ${maxWork} or lower.`
+            `(MAX_WORK = ${maxWork}). Lower the work: use below ${maxWork} at most.`
         );
     },
     result: { schema: primeCountResultSchema as z.ZodType<JobResult>, description: 'completed only: the count of primes.' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { anyStatusSchema } from '../outputSchemas';
 import type { ToolDefinition } from './toolDefinition';
-import type { JobDefinition } from '../../jobs/job';
+import { toolArguments, type JobDefinition } from '../../jobs/job';
 import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
 
 /**
@@ -12,8 +12,7 @@ import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
 const WORKFLOW_ID_ARGUMENT_MAX = 1000;
 
 function buildWorkflowIdInput(job: JobDefinition) {
-    // Strict: an argument the tool does not know is an error, not silently dropped.
-    return z.strictObject({
+    return toolArguments({
         workflow_id: z
             .string({ error: (issue) => (issue.input === undefined ? 'workflow_id is required' : 'workflow_id must be a string') })
             .max(WORKFLOW_ID_ARGUMENT_MAX, { error: `workflow_id must be at most ${WORKFLOW_ID_ARGUMENT_MAX} characters` })
