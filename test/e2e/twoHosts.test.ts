@@ -90,14 +90,19 @@ describe('two extension hosts on one task hub', { skip: skipReason('extension') 
     test("one fanned-out run's MineBlock calls execute on both hosts, and give the known chain", async () => {
         const [a, b] = pair.hosts;
         const onA = await caller(a);
-        const started = await onA.status('start_mining', { difficulty: 22, blocks: 4 });
-        const done = await pollUntilDone((id) => onA.status('get_mining_result', { workflow_id: id }), started.workflow_id);
-        assert.equal(done.status, 'completed', done.error);
-        assert.deepEqual(chainOf(done.result), expected);
-        assert.deepEqual(resultProblems(done.result, 22, 4), []);
-        const perHost = pair.hosts.map((host) => mineBlocksOf(host, started.workflow_id).length);
-        process.stdout.write(`# MineBlock executions of one run: host A ${perHost[0]}, host B ${perHost[1]}\n`);
-        assert.ok(perHost.every((n) => n > 0), `each host ran some of its MineBlock calls: ${perHost.join(' and ')}`);
+        // The split is uneven and depends on whose poller is warm: a run right after the start went 109 and 0
+        // once (CI). So up to three runs, each with the known chain, until one has executions on both hosts.
+        const splits: number[][] = [];
+        for (let run = 0; run < 3 && !splits.some((split) => split.every((n) => n > 0)); run++) {
+            const started = await onA.status('start_mining', { difficulty: 22, blocks: 4 });
+            const done = await pollUntilDone((id) => onA.status('get_mining_result', { workflow_id: id }), started.workflow_id);
+            assert.equal(done.status, 'completed', done.error);
+            assert.deepEqual(chainOf(done.result), expected);
+            assert.deepEqual(resultProblems(done.result, 22, 4), []);
+            splits.push(pair.hosts.map((host) => mineBlocksOf(host, started.workflow_id).length));
+        }
+        process.stdout.write(`# MineBlock executions per run: ${splits.map(([na, nb]) => `host A ${na}, host B ${nb}`).join('; ')}\n`);
+        assert.ok(splits.some((split) => split.every((n) => n > 0)), `one run's MineBlock calls ran on both hosts: ${JSON.stringify(splits)}`);
         // The WebJobs SDK's line for each execution, as the Functions host logs it, is in both logs too.
         for (const host of [a, b]) assert.ok(executions(host, 'MineBlock').length > 0);
         // Two workers by name, and each control-queue partition leased by one of them (with the machine's name
