@@ -1,12 +1,13 @@
 import type { Config } from '../config';
+import { enabledJobs } from '../jobs';
 import type { JobDefinition } from '../jobs/job';
 import type { Clock } from '../workflow/budgetedWait';
-import type { Log } from '../workflow/workflowDeps';
-import type { WorkflowService } from '../workflow/workflowService';
+import type { Log, WorkflowDeps } from '../workflow/workflowDeps';
+import { WorkflowService } from '../workflow/workflowService';
 
 export type { Log } from '../workflow/workflowDeps';
 
-/** What the tools, task methods and the resources need: the caller's workflows, the jobs served, and the settings. */
+/** What the tools, task methods and the resources need of one request: the caller's workflows, the jobs served, the settings. */
 export interface ToolDeps {
     workflows: WorkflowService;
     config: Config;
@@ -17,4 +18,10 @@ export interface ToolDeps {
     clock?: Clock;
     /** Wall time in ms since the epoch, for task timestamps (the Clock is monotonic); Date.now otherwise. */
     wallNow?: () => number;
+}
+
+/** The tools' dependencies for one request: the caller's workflows over the durable client. */
+export function toolDeps(deps: WorkflowDeps): ToolDeps {
+    const { config, log, clock, wallNow } = deps;
+    return { workflows: new WorkflowService(deps), config, log, jobs: enabledJobs(config), clock, wallNow };
 }

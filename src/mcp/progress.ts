@@ -9,7 +9,7 @@ export interface ProgressNotice {
 
 /**
  * What a tool call needs of its request, whichever protocol era serves it: SDK 1.32's handler extra fits,
- * and the 2026-era server builds one from its request context (src/mcp/era2026/callExtra.ts).
+ * and the 2026-era server builds one from its request context (src/mcp/era2026/server.ts).
  */
 export interface CallExtra {
     signal?: AbortSignal;

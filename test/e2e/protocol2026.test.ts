@@ -168,7 +168,7 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
                 const text = (answer.content as Array<{ text?: string }>).map((item) => item.text ?? '').join('\n');
                 assert.equal(answer.isError, true, `${name} ${JSON.stringify(args)}`);
                 assert.match(text, bound);
-                // SDK v2's McpServer would prefix its own words (argumentsInHandler.ts says why they are not here).
+                // SDK v2's McpServer would prefix its own words (src/mcp/sdk/standardSchema.ts says why they are not here).
                 assert.doesNotMatch(text, /Input validation error|Invalid arguments for tool/);
             }
         });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CreateTaskResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
-import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './helpers/fakes';
@@ -14,7 +13,7 @@ import { until } from '../support/until';
 import { WatchedClock } from '../support/watchedClock';
 
 /**
- * A request the client gives up on (notifications/cancelled, or the HTTP response stream cancelled) stops
+ * A request the client gives up on (notifications/cancelled) stops
  * its budgeted wait at once: the status reads stop instead of running to the end of the budget. Virtual
  * time: the budgets are 20 s (start_mining, tasks/result) and 5 s (cancel_mining); a wait that ignores
  * the abort runs its whole budget, one that heeds it ends within a few pauses of the abort.
@@ -99,26 +98,5 @@ describe('an aborted request stops its budgeted wait', () => {
         arm(() => controller.abort());
         await assert.rejects(client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema, { signal: controller.signal }));
         await assertStoppedEarly(clock, BUDGET_MS, 'tasks/result');
-    });
-
-    it('start_mining over HTTP: the client cancels the response stream', async () => {
-        const { backend, arm, reads } = foreverBackend();
-        const clock = new WatchedClock(new FakeClock());
-        const log = new MemoryLog();
-        const build = () => buildMcpServer({ client: backend, config: CONFIG, log, clock, tenant: SHARED_TENANT, wallNow: () => backend.now });
-        let readsSeen!: () => void;
-        const enoughReads = new Promise<void>((resolve) => (readsSeen = resolve));
-        arm(() => readsSeen());
-        const request = new Request('http://localhost:7071/api/mcp', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_mining', arguments: { blocks: 4 } } }),
-        });
-        const response = await serveMcpRequest(request, build, log);
-        assert.equal(response.status, 200);
-        await enoughReads;
-        await response.body?.cancel();
-        await assertStoppedEarly(clock, BUDGET_MS, 'start_mining over HTTP');
-        assert.ok(reads() < 30, `${reads()} status reads`);
     });
 });

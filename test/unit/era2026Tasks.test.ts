@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, type Config } from '../../src/config';
-import { serveByEra } from '../../src/mcp/http/eraRouter';
-import { serveModernRequest } from '../../src/mcp/era2026/endpoint';
-import { buildModernServer, TASK_TTL_MS } from '../../src/mcp/era2026/server';
-import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
-import { buildMcpServer } from '../../src/mcp/era2025/server';
+import { TASK_TTL_MS } from '../../src/mcp/era2026/server';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { answerOf, envelope2026, raw2026Request, type JsonRpcAnswer } from '../support/raw2026';
+import { endpointFor } from './helpers/endpoint';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -24,8 +21,9 @@ const ALICE = principalTenant('aad', 'alice');
 const BOB = principalTenant('aad', 'bob');
 const URL_ = new URL('http://localhost/api/mcp');
 
-function deps(backend: MemoryBackend, tenant: Tenant) {
-    return { client: backend, config: CONFIG, log: new MemoryLog(), clock: new FakeClock(), tenant, wallNow: () => backend.now };
+/** The endpoint (both eras) for one caller of `backend`. */
+function endpoint(backend: MemoryBackend, tenant: Tenant) {
+    return endpointFor(CONFIG, { client: backend, log: new MemoryLog(), clock: new FakeClock(), tenant, wallNow: () => backend.now });
 }
 
 async function ask(
@@ -35,7 +33,7 @@ async function ask(
     { tenant = ALICE, declare = true }: { tenant?: Tenant; declare?: boolean } = {}
 ): Promise<JsonRpcAnswer> {
     const request = raw2026Request(URL_, { method, params: { ...params, _meta: envelope2026(declare) } });
-    const response = await serveModernRequest(request, () => buildModernServer(deps(backend, tenant)), new MemoryLog());
+    const response = await endpoint(backend, tenant)(request);
     return (await answerOf(response, method)).answer;
 }
 
@@ -144,14 +142,11 @@ describe('the Tasks extension (2026-07-28) over the durable backend', () => {
         assert.match((answer.content as Array<{ text: string }>)[0]?.text ?? '', /idempotency_key was already used with other arguments/);
     });
 
-    it('server/discover advertises the extension; a 2025 initialize through the same router does not', async () => {
+    it('server/discover advertises the extension; a 2025 initialize through the same endpoint does not', async () => {
         const backend = new MemoryBackend();
-        const servers = {
-            legacy: (request: Request) => serveMcpRequest(request, () => buildMcpServer(deps(backend, ALICE)), new MemoryLog()),
-            modern: (request: Request) => serveModernRequest(request, () => buildModernServer(deps(backend, ALICE)), new MemoryLog()),
-        };
+        const serve = endpoint(backend, ALICE);
         const discover = raw2026Request(URL_, { method: 'server/discover', params: { _meta: envelope2026(false) } });
-        const found = resultOf((await answerOf(await serveByEra(discover, servers))).answer);
+        const found = resultOf((await answerOf(await serve(discover))).answer);
         const capabilities = found.capabilities as { extensions?: unknown; tools?: { listChanged?: boolean } };
         assert.deepEqual(capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
         assert.notEqual(capabilities.tools?.listChanged, true);
@@ -166,7 +161,7 @@ describe('the Tasks extension (2026-07-28) over the durable backend', () => {
                 params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
             }),
         });
-        const init = resultOf((await answerOf(await serveByEra(initialize, servers))).answer);
+        const init = resultOf((await answerOf(await serve(initialize))).answer);
         assert.equal(init.protocolVersion, '2025-11-25');
         assert.equal((init.capabilities as { extensions?: unknown }).extensions, undefined);
     });

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { CANCEL_NOT_VISIBLE } from '../../src/mcp/era2025/tasks/durableTaskStore';
+import { CANCEL_NOT_VISIBLE } from '../../src/mcp/era2025/taskStore';
 import { TTL_EXPIRED_REASON } from '../../src/workflow/expiry';
 import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
 import { SHARED_TENANT } from '../../src/workflow/tenant';

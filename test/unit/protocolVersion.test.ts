@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { errorsSaidOnce } from '../../src/mcp/era2025/errorsSaidOnce';
-import { requestProtocolVersion, resourceLinksAllowed, resultForClient } from '../../src/mcp/era2025/protocolVersion';
-import { rpcError, withoutRepeatedPrefix } from '../../src/mcp/era2025/rpcError';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError, withoutRepeatedPrefix } from '../../src/mcp/sdk/errorsSaidOnce';
+import { requestProtocolVersion, resourceLinksAllowed, resultForClient } from '../../src/mcp/sdk/resourceLinks';
 
 const overHttp = (headers: Record<string, string>) => ({ requestInfo: { headers } });
 
@@ -44,20 +42,5 @@ describe('JSON-RPC error messages said once', () => {
         const error = rpcError(-32601, 'No tasks here');
         assert.equal(error.code, -32601);
         assert.equal(error.message, 'No tasks here');
-    });
-
-    it('sends error responses without the prefix through the transport it wraps, and passes the rest through', async () => {
-        const sent: JSONRPCMessage[] = [];
-        const inner: Transport = { start: async () => undefined, close: async () => undefined, send: async (message) => void sent.push(message) };
-        const outer = errorsSaidOnce(inner);
-        const onmessage = () => undefined;
-        outer.onmessage = onmessage;
-        assert.equal(inner.onmessage, onmessage);
-        await outer.send({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: new McpError(-32602, 'Task not found').message } });
-        await outer.send({ jsonrpc: '2.0', id: 2, result: {} });
-        assert.deepEqual(sent, [
-            { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Task not found' } },
-            { jsonrpc: '2.0', id: 2, result: {} },
-        ]);
     });
 });

@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { serveMcpRequest } from '../../src/mcp/era2025/endpoint';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/http/requestLimits';
-import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { serveByEra } from '../../src/mcp/http/eraRouter';
 import { until } from '../support/until';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
+import { endpointFor } from './helpers/endpoint';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';
 
 const URL_ = 'http://localhost:7071/api/mcp';
@@ -17,14 +15,11 @@ const HEADERS = {
     'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
 };
 
-function build() {
-    return buildMcpServer({
-        client: new FakeDurableClient(() => ({ runtimeStatus: 'Running', input: null, output: null })),
-        config: parseConfig({ TASKHUB_NAME: 'unittests' }),
-        log: new MemoryLog(),
-        tenant: SHARED_TENANT,
-    });
-}
+const serve = endpointFor(parseConfig({ TASKHUB_NAME: 'unittests' }), {
+    client: new FakeDurableClient(() => ({ runtimeStatus: 'Running', input: null, output: null })),
+    log: new MemoryLog(),
+    tenant: SHARED_TENANT,
+});
 
 /** A body streamed in chunks, with no Content-Length, as a chunked upload arrives. */
 function streamed(chunk: string, times: number): ReadableStream<Uint8Array> {
@@ -57,7 +52,7 @@ describe('request limits', () => {
         assert.deepEqual(await readBodyWithin(small, 1000), { kind: 'ok', text: 'é'.repeat(10) });
     });
 
-    it('the era router answers a chunked body over the limit with 413 in either era, serving nothing, and drains the rest', async () => {
+    it('the endpoint answers a chunked body over the limit with 413 in either era, and drains the rest', async () => {
         const eras = [{}, { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }];
         for (const params of eras) {
             const head = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }).slice(0, -2);
@@ -71,9 +66,8 @@ describe('request limits', () => {
                     else controller.close();
                 },
             });
-            const served = () => Promise.reject(new Error('a body over the limit must reach no server'));
             const request = new Request(URL_, { method: 'POST', headers: HEADERS, body, duplex: 'half' } as RequestInit);
-            const res = await serveByEra(request, { legacy: served, modern: served });
+            const res = await serve(request);
             assert.equal(res.status, 413);
             assert.match(((await res.json()) as { error: { message: string } }).error.message, /Payload Too Large/);
             // The rest is read and discarded (the connection it came on stays usable), to its end.
@@ -81,39 +75,46 @@ describe('request limits', () => {
         }
     });
 
-    it('the era router hands a body within the limit, as text, to the era it belongs to', async () => {
-        const seen: string[] = [];
-        const servers = {
-            legacy: async (request: Request) => (seen.push(`legacy ${await request.text()}`), new Response(null, { status: 202 })),
-            modern: async (request: Request) => (seen.push(`modern ${await request.text()}`), new Response(null, { status: 202 })),
-        };
+    it('the endpoint serves a body within the limit in the era it belongs to, streamed or not', async () => {
         const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-        const modern = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
-        await serveByEra(new Request(URL_, { method: 'POST', headers: HEADERS, body: streamed(legacy, 1), duplex: 'half' } as RequestInit), servers);
-        await serveByEra(new Request(URL_, { method: 'POST', headers: { ...HEADERS, 'mcp-protocol-version': '2026-07-28' }, body: modern }), servers);
-        await serveByEra(new Request(URL_, { method: 'POST', headers: HEADERS, body: '{not json' }), servers);
-        assert.deepEqual(seen, [`legacy ${legacy}`, `modern ${modern}`, 'legacy {not json']);
+        const modern = JSON.stringify({
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/list',
+            params: {
+                _meta: {
+                    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                    'io.modelcontextprotocol/clientInfo': { name: 'unit', version: '1' },
+                    'io.modelcontextprotocol/clientCapabilities': {},
+                },
+            },
+        });
+        // The 2025 transport answers in SSE, the 2026 handler in JSON with the revision's resultType.
+        const old = await serve(new Request(URL_, { method: 'POST', headers: HEADERS, body: streamed(legacy, 1), duplex: 'half' } as RequestInit));
+        assert.match(old.headers.get('content-type') ?? '', /text\/event-stream/);
+        assert.match(await old.text(), /start_mining/);
+        const headers2026 = { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' };
+        const now = await serve(new Request(URL_, { method: 'POST', headers: headers2026, body: modern }));
+        const answer = (await now.json()) as { result: { resultType?: string; tools: unknown[] } };
+        assert.equal(answer.result.resultType, 'complete');
+        const broken = await serve(new Request(URL_, { method: 'POST', headers: HEADERS, body: '{not json' }));
+        assert.equal(broken.status, 400);
+        assert.equal(((await broken.json()) as { error: { code: number } }).error.code, -32700);
     });
 
-    it('the endpoint answers a body over the limit with 413 and a JSON-RPC error, building no server', async () => {
-        let built = 0;
-        const counting = () => {
-            built++;
-            return build();
-        };
+    it('the endpoint answers a body over the limit with 413 and a JSON-RPC error', async () => {
         const padding = 'x'.repeat(MAX_REQUEST_BODY_BYTES);
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding } });
-        const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), counting, new MemoryLog());
+        const res = await serve(new Request(URL_, { method: 'POST', headers: HEADERS, body }));
         assert.equal(res.status, 413);
         const answer = (await res.json()) as { error: { code: number; message: string } };
         assert.equal(answer.error.code, -32000);
         assert.match(answer.error.message, new RegExp(String(MAX_REQUEST_BODY_BYTES)));
-        assert.equal(built, 0);
     });
 
     it('the endpoint answers JSON nested too deep with 400, never a crash', async () => {
         for (const body of ['['.repeat(100_000) + ']'.repeat(100_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '['.repeat(100_000)]) {
-            const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), build, new MemoryLog());
+            const res = await serve(new Request(URL_, { method: 'POST', headers: HEADERS, body }));
             assert.equal(res.status, 400);
             const answer = (await res.json()) as { error: { code: number } };
             assert.equal(answer.error.code, -32600);
@@ -122,7 +123,7 @@ describe('request limits', () => {
 
     it('a message within the limits is still served', async () => {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
-        const res = await serveMcpRequest(new Request(URL_, { method: 'POST', headers: HEADERS, body }), build, new MemoryLog());
+        const res = await serve(new Request(URL_, { method: 'POST', headers: HEADERS, body }));
         assert.equal(res.status, 200);
         assert.match(await res.text(), /start_mining/);
     });

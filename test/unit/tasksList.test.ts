@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { parseConfig } from '../../src/config';
 import { buildMcpServer } from '../../src/mcp/era2025/server';
-import { LIST_PAGE_SIZE } from '../../src/mcp/era2025/tasks/durableTaskStore';
+import { LIST_PAGE_SIZE } from '../../src/mcp/era2025/taskStore';
 import { LIST_MAX_PAGES } from '../../src/workflow/workflowService';
 import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowClient';
 import { principalTenant } from '../../src/workflow/tenant';

@@ -1,83 +1,111 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {
+    ErrorCode,
+    ListResourcesRequestSchema,
+    ListResourceTemplatesRequestSchema,
+    ListToolsRequestSchema,
+    McpError,
+    ReadResourceRequestSchema,
+    type ListResourceTemplatesResult,
+    type ListToolsResult,
+    type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { ToolDeps } from '../deps';
-import { progressReporter } from '../progress';
-import { jobTools, serverInstructions, toolDeps } from '../serverCore';
-import type { ToolDefinition } from '../tools/toolDefinition';
-import { registerWorkflowResources } from './resources';
-import { registerBoundedTaskResult } from './tasks/boundedTaskResult';
-import { DurableTaskStore } from './tasks/durableTaskStore';
-import { registerStartTaskTool } from './tasks/taskTool';
-import { answerToolCalls, type CallableTool } from './toolCalls';
+import { catalogFor, type Catalog } from '../catalog';
+import { toolDeps } from '../deps';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { registerBoundedTaskResult } from '../sdk/boundedTaskResult';
+import { answerToolCalls } from '../sdk/toolCall2025';
+import { workflowUriTemplate } from '../workflowLink';
+import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
+import { DurableTaskStore } from './taskStore';
 import { SERVER_INFO } from '../../appInfo';
-import type { JobDefinition } from '../../jobs/job';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
 
 /**
- * What the server offers. tasks/list only to a caller that can be told apart from others (the
- * 2025-11-25 spec: a receiver that cannot identify requestors should not declare it). Resources are
- * neither listed nor subscribable: a stateless server has no stream to push updates on, and for the
- * same reason no listChanged (see withoutListChanged).
+ * The 2025-era server (SDK 1.32's low-level Server, MCP Tasks of 2025-11-25). The SDK's stateless transport
+ * takes one server per request, so the server is built per request, but everything in it that does not depend
+ * on the request (the tool list with its JSON Schemas, the resource templates) is built once per configuration.
+ * It holds nothing another request (or another instance) would need: the task store is a view of the caller's
+ * workflows. McpServer is not used: the app answers tools/call itself (../sdk/toolCall2025.ts), so McpServer
+ * would add only a per-request conversion of every schema on tools/list and a listChanged it cannot keep.
  */
-function serverCapabilities(deps: Pick<WorkflowDeps, 'tenant'>): ServerCapabilities {
-    return {
-        tools: {},
-        resources: {},
-        tasks: {
-            ...(deps.tenant.identified ? { list: {} } : {}),
-            cancel: {},
-            requests: { tools: { call: {} } },
-        },
-    };
-}
 
-/**
- * One JSON Schema validator for every server: by default each McpServer builds its own Ajv
- * instance, which cost more than the rest of a tool call (BENCHMARKS.md, tool-call throughput).
- */
+/** One JSON Schema validator for every server: by default each Server builds its own Ajv instance. */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-function registerTool(server: McpServer, deps: ToolDeps, job: JobDefinition, tool: ToolDefinition): CallableTool {
-    const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-    const registered = server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, (args, extra) =>
-        tool.call(args, { signal: extra.signal, reportProgress: progressReporter(job, extra, deps.log) }) as Promise<CallToolResult>
-    );
-    return { registered };
+/**
+ * What the server offers. tasks/list only to a caller that can be told apart from others (the 2025-11-25 spec:
+ * a receiver that cannot identify requestors should not declare it). No listChanged, no resource listing or
+ * subscriptions: a stateless server has no stream to push anything on.
+ */
+function capabilities(identified: boolean): ServerCapabilities {
+    return { tools: {}, resources: {}, tasks: { ...(identified ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };
 }
 
-/**
- * A fresh 2025-era MCP server (SDK 1.32) with each served job's three tools and workflow resource, and
- * MCP Tasks. Stateless HTTP builds one per request, so it holds nothing another request (or another
- * instance) would need: the task store is a view of the caller's workflows.
- */
-export function buildMcpServer(workflowDeps: WorkflowDeps): McpServer {
+interface Listings {
+    tools: ListToolsResult;
+    resourceTemplates: ListResourceTemplatesResult;
+    templates: ReadonlyArray<{ template: UriTemplate; job: Catalog['jobs'][number] }>;
+}
+
+const listings = new WeakMap<Catalog, Listings>();
+
+/** tools/list and resources/templates/list as McpServer 1.32 would list them (its own converter), built once. */
+function listingsOf(catalog: Catalog): Listings {
+    let found = listings.get(catalog);
+    if (found === undefined) {
+        const tools = catalog.tools.map(({ definition, starts }) => ({
+            name: definition.name,
+            title: definition.title,
+            description: definition.description,
+            inputSchema: toJsonSchemaCompat(definition.inputSchema, { strictUnions: true, pipeStrategy: 'input' }),
+            annotations: definition.annotations,
+            execution: { taskSupport: starts ? ('optional' as const) : ('forbidden' as const) },
+            outputSchema: toJsonSchemaCompat(definition.outputSchema, { strictUnions: true, pipeStrategy: 'output' }),
+        }));
+        const resourceTemplates = catalog.jobs.map((job) => ({ name: job.resource.name, uriTemplate: workflowUriTemplate(job), ...workflowResourceMetadata(job) }));
+        const templates = catalog.jobs.map((job) => ({ template: new UriTemplate(workflowUriTemplate(job)), job }));
+        found = { tools: { tools } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
+        listings.set(catalog, found);
+    }
+    return found;
+}
+
+/** As McpServer answers a URI that no resource matches: another tenant's workflow looks exactly like an unknown one. */
+const RESOURCE_ERRORS = {
+    notFound: (uri: URL) => new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`),
+    unavailable: () => new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE),
+};
+
+/** A 2025-era server for one request: each served job's three tools and workflow resource, and MCP Tasks. */
+export function buildMcpServer(workflowDeps: WorkflowDeps): Server {
+    const catalog = catalogFor(workflowDeps.config);
+    const listed = listingsOf(catalog);
     const deps = toolDeps(workflowDeps);
     const taskStore = new DurableTaskStore(deps);
-    const server = new McpServer(SERVER_INFO, {
-        capabilities: serverCapabilities(workflowDeps),
-        instructions: serverInstructions(deps.jobs),
+    const server = new Server(SERVER_INFO, {
+        capabilities: capabilities(workflowDeps.tenant.identified),
+        instructions: catalog.instructions,
         jsonSchemaValidator,
         taskStore,
     });
-    const tools = new Map<string, CallableTool>();
-    for (const { job, start, get, cancel } of jobTools(deps)) {
-        tools.set(start.name, registerStartTaskTool(server, deps, job, start, taskStore));
-        tools.set(get.name, registerTool(server, deps, job, get));
-        tools.set(cancel.name, registerTool(server, deps, job, cancel));
-    }
-    registerWorkflowResources(server, deps);
+    server.setRequestHandler(ListToolsRequestSchema, () => listed.tools);
+    answerToolCalls(server, catalog, deps, taskStore);
+    // Each job's `{scheme}://workflows/{workflow_id}` (../workflowResource.ts), reached through the resource_link in
+    // tool answers; resources/list stays empty, for listing would need a caller that can be told apart from others.
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listed.resourceTemplates);
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+        const uri = new URL(request.params.uri);
+        for (const { template, job } of listed.templates) {
+            const variables = template.match(uri.toString());
+            if (variables) return readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS);
+        }
+        throw RESOURCE_ERRORS.notFound(uri);
+    });
     registerBoundedTaskResult(server, deps, taskStore);
-    answerToolCalls(server, tools);
-    withoutListChanged(server);
     return server;
-}
-
-/**
- * McpServer adds `listChanged: true` to the tools and resources capabilities as it registers them, but a
- * stateless server has no stream to send notifications/tools/list_changed on: take the promise back. The
- * Server's registerCapabilities merges each capability's fields, and an undefined field is not sent.
- */
-function withoutListChanged(server: McpServer): void {
-    server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
 }

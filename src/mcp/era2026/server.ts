@@ -1,27 +1,28 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
-import type { ToolDeps } from '../deps';
+import { catalogFor, type Catalog, type ServedTool } from '../catalog';
+import { toolDeps, type ToolDeps } from '../deps';
+import { progressReporter } from '../progress';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { jobTools, serverInstructions, toolDeps } from '../serverCore';
+import { argumentsSchema, checkArguments, resultSchema } from '../sdk/standardSchema';
 import { running, toWorkflowStatus } from '../statusObjects';
 import { taskAsStarted, toTask } from '../taskModel';
 import { statusResult, toolError } from '../toolResults';
 import { startTask, withCost } from '../tools/startTool';
-import type { ToolDefinition } from '../tools/toolDefinition';
+import type { ToolCall } from '../tools/toolDefinition';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
-import { checkArguments, passThrough } from './argumentsInHandler';
-import { toolCallOf } from './callExtra';
 import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
 import { SERVER_INFO } from '../../appInfo';
-import type { JobDefinition, StartArgs } from '../../jobs/job';
+import type { StartArgs } from '../../jobs/job';
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
 
 /**
- * The 2026-07-28 server (SDK v2): the same tool definitions, workflow service and resources as the
- * 2025-era server (../era2025/server.ts), and the Tasks extension in place of the 2025-11-25 tasks. One per
- * request, holding nothing another request would need.
+ * The 2026-07-28 server (SDK v2's McpServer): the same tool definitions, workflow service and resources as the
+ * 2025-era server (../era2025/server.ts), and the Tasks extension in place of the 2025-11-25 tasks. SDK v2's handler
+ * builds one per request; the schemas it is given are built once per configuration (../sdk/standardSchema.ts).
  */
 
 /** The resource's two failures, as SDK v2 says them (a missing resource is -32602 in 2026-07-28). */
@@ -36,22 +37,42 @@ const RESOURCE_ERRORS = {
  */
 export const TASK_TTL_MS = 24 * 3600 * 1000;
 
-/** Tools and resources are fixed, and a stateless server has no stream to announce changes on: no listChanged. */
+/**
+ * Tools and resources are fixed, and a stateless server has no stream to announce changes on. Explicit, because
+ * McpServer otherwise advertises listChanged: true as soon as a tool or resource is registered.
+ */
 const MODERN_CAPABILITIES = {
-    // Explicit: McpServer would otherwise advertise listChanged: true as soon as a tool is registered.
     tools: { listChanged: false },
     resources: { listChanged: false },
     extensions: { [TASKS_EXTENSION]: {} },
 };
 
+const schemas = new WeakMap<Catalog, Map<string, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>>();
+
+/** Each tool's schemas as McpServer takes them, once per configuration. */
+function schemasOf(catalog: Catalog) {
+    let found = schemas.get(catalog);
+    if (found === undefined) {
+        found = new Map(catalog.tools.map(({ definition }) => [definition.name, { input: argumentsSchema(definition.inputSchema), output: resultSchema(definition.outputSchema) }]));
+        schemas.set(catalog, found);
+    }
+    return found;
+}
+
+/** What a tool's handler gets of its request, from SDK v2's handler context. */
+function toolCallOf(served: ServedTool, ctx: ServerContext, deps: ToolDeps): ToolCall {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const extra = { ...(progressToken === undefined ? {} : { _meta: { progressToken } }), sendNotification: ctx.mcpReq.notify.bind(ctx.mcpReq) };
+    return { signal: ctx.mcpReq.signal, reportProgress: progressReporter(served.job, extra, deps.log) };
+}
+
 /**
- * A start tool's answer to a client that declared the Tasks extension: the flat task result, once the
- * workflow exists durably. It also carries the tool's own answer as of now (the `running` status, or the
- * end a keyed call found), as content and structuredContent: SDK v2 holds every start result to the
- * tool's outputSchema, and a client that reads the content instead of the task still learns the
- * workflow_id to poll with the job's get tool.
+ * A start tool's answer to a client that declared the Tasks extension: the flat task result, once the workflow
+ * exists durably. It also carries the tool's own answer as of now (the `running` status, or the end a keyed call
+ * found), as content and structuredContent: SDK v2 holds every start result to the tool's outputSchema, and a
+ * client that reads the content instead of the task still learns the workflow_id to poll with the job's get tool.
  */
-async function startAsTask(job: JobDefinition, deps: ToolDeps, toolName: string, args: StartArgs): Promise<CallToolResult> {
+async function startAsTask({ job, definition }: ServedTool, deps: ToolDeps, args: StartArgs): Promise<CallToolResult> {
     const { config, log } = deps;
     const started = await startTask(job, deps, args, TASK_TTL_MS);
     // A refusal (a cap, a reused key, the backend) is the tool's own message: no task exists.
@@ -59,66 +80,50 @@ async function startAsTask(job: JobDefinition, deps: ToolDeps, toolName: string,
     const { workflowId, ttlMs, plan } = started;
     // The task as the backend sees it (a keyed call may find one that already ended)...
     const durable = await deps.workflows.read(workflowId).catch((error: unknown) => {
-        log.warn(`${toolName}: status read for ${workflowId} failed`, error);
+        log.warn(`${definition.name}: status read for ${workflowId} failed`, error);
         return undefined;
     });
     const nowMs = (deps.wallNow ?? Date.now)();
+    const { pollAfterSeconds, maxResultChars } = config;
     // ...or, right after the start, as it was started.
     const task = taskFieldsOf(
         durable === undefined
-            ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, { pollAfterSeconds: config.pollAfterSeconds, nowMs })
-            : toTask(job, workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, maxResultChars: config.maxResultChars, nowMs })
+            ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, { pollAfterSeconds, nowMs })
+            : toTask(job, workflowId, durable, { pollAfterSeconds, maxResultChars, nowMs })
     );
     const status =
         durable === undefined
-            ? running(job, workflowId, config.pollAfterSeconds, plan.initialProgress)
-            : toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds: config.pollAfterSeconds, initialProgress: plan.initialProgress });
-    const answer = statusResult(job, withCost(job, status, plan.cost), config.maxResultChars);
-    // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript
-    // type of a tool result does not know resultType.
+            ? running(job, workflowId, pollAfterSeconds, plan.initialProgress)
+            : toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds, initialProgress: plan.initialProgress });
+    const answer = statusResult(job, withCost(job, status, plan.cost), maxResultChars);
+    // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript type of a
+    // tool result does not know resultType.
     const meta = job.costField === undefined ? {} : { _meta: { [job.costField.name]: plan.cost } };
     return { ...answer, resultType: 'task', ...task, ...meta } as unknown as CallToolResult;
 }
 
-/** Registers a tool definition on SDK v2, its handler given the request as the definition wants it. */
-function registerTool(
-    server: McpServer,
-    deps: ToolDeps,
-    job: JobDefinition,
-    tool: ToolDefinition,
-    handler: (args: StartArgs, ctx: ServerContext) => Promise<unknown> = (args, ctx) => tool.call(args, toolCallOf(job, ctx, deps.log))
-): void {
-    const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-    // The arguments are checked here, not by McpServer, for the message a model reads (argumentsInHandler.ts).
-    server.registerTool(name, { title, description, inputSchema: passThrough(inputSchema), outputSchema, annotations }, async (raw, ctx) => {
-        const checked = await checkArguments(inputSchema, raw);
-        if ('error' in checked) return checked.error as CallToolResult;
-        return (await handler(checked.args as StartArgs, ctx)) as CallToolResult;
-    });
-}
-
 export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
+    const catalog = catalogFor(workflowDeps.config);
     const deps = toolDeps(workflowDeps);
-    const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: serverInstructions(deps.jobs) });
-
-    for (const { job, start, get, cancel } of jobTools(deps)) {
-        // A client that declared the Tasks extension gets a task; any other the plain budgeted call.
-        registerTool(server, deps, job, start, (args, ctx) =>
-            clientDeclaresTasks(ctx) ? startAsTask(job, deps, start.name, args) : start.call(args, toolCallOf(job, ctx, deps.log))
-        );
-        registerTool(server, deps, job, get);
-        registerTool(server, deps, job, cancel);
+    const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: catalog.instructions });
+    const listed = schemasOf(catalog);
+    for (const served of catalog.tools) {
+        const { name, title, description, inputSchema, annotations } = served.definition;
+        const { input, output } = listed.get(name)!;
+        // The arguments are checked here, not by McpServer, for the message a model reads (../sdk/standardSchema.ts).
+        server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (raw, ctx) => {
+            const checked = await checkArguments(inputSchema, raw);
+            if ('error' in checked) return checked.error as CallToolResult;
+            // A client that declared the Tasks extension gets a task of a start tool; any other the plain budgeted call.
+            if (served.starts && clientDeclaresTasks(ctx)) return startAsTask(served, deps, checked.args as StartArgs);
+            return (await served.definition.call(checked.args, deps, toolCallOf(served, ctx, deps))) as CallToolResult;
+        });
     }
-
-    for (const job of deps.jobs) {
-        server.registerResource(
-            job.resource.name,
-            new ResourceTemplate(workflowUriTemplate(job), { list: undefined }),
-            workflowResourceMetadata(job),
-            (uri, variables) => readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS)
+    for (const job of catalog.jobs) {
+        server.registerResource(job.resource.name, new ResourceTemplate(workflowUriTemplate(job), { list: undefined }), workflowResourceMetadata(job), (uri, variables) =>
+            readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS)
         );
     }
-
     registerTaskMethods(server, deps);
     return server;
 }

@@ -36,8 +36,3 @@ export function bodyTooLarge(): Response {
 export function nestedTooDeep(): Response {
     return jsonRpcError(400, -32600, `Invalid Request: JSON must not nest deeper than ${MAX_JSON_DEPTH} levels.`);
 }
-
-/**
- * Whether the transport would get past its Accept and Content-Type checks: only then are the message
- * checks applied, so a wrong header still gets the transport's 406 or 415 rather than a message error.
- */

@@ -28,7 +28,10 @@ const DRAIN_MAX_MS = 30_000;
  * Reads the body as UTF-8 text, stopping as soon as more than `maxBytes` have arrived (the rest is
  * drained in the background). A declared Content-Length over the limit is refused without reading anything.
  */
-export async function readBodyWithin(request: Request, maxBytes: number = MAX_REQUEST_BODY_BYTES): Promise<BodyRead> {
+export async function readBodyWithin(
+    request: { headers: Headers; body: ReadableStream<Uint8Array> | null },
+    maxBytes: number = MAX_REQUEST_BODY_BYTES
+): Promise<BodyRead> {
     const declared = request.headers.get('content-length');
     if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) return { kind: 'tooLarge' };
     if (request.body === null) return { kind: 'ok', text: '' };

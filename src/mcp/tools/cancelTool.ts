@@ -1,4 +1,3 @@
-import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
@@ -15,8 +14,7 @@ function cancelNotVisibleNext(job: JobDefinition, workflowId: string, pollAfterS
 }
 
 /** A job's cancel tool: ends one of its workflows and answers the status it then has. */
-export function cancelTool(job: JobDefinition, deps: ToolDeps): ToolDefinition<WorkflowIdInput> {
-    const { config, log, workflows } = deps;
+export function cancelTool(job: JobDefinition): ToolDefinition<WorkflowIdInput> {
     const { name, title, description } = job.tools.cancel;
     return workflowIdTool(job, {
         name,
@@ -31,7 +29,7 @@ export function cancelTool(job: JobDefinition, deps: ToolDeps): ToolDefinition<W
             idempotentHint: true,
             openWorldHint: false,
         },
-        call: ({ workflow_id }, { signal }) =>
+        call: ({ workflow_id }, { config, log, workflows }, { signal }) =>
             guarded(name, log, async () => {
                 // Another job's workflow is not_found, and left running.
                 const outcome = await workflows.cancel(workflow_id, name, { signal, orchestrator: job.orchestrator });

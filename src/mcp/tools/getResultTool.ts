@@ -1,4 +1,3 @@
-import type { ToolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
@@ -8,15 +7,14 @@ import type { JobDefinition } from '../../jobs/job';
 import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 /** A job's get tool: the status of one of its workflows. */
-export function getResultTool(job: JobDefinition, deps: ToolDeps): ToolDefinition<WorkflowIdInput> {
-    const { config, log, workflows } = deps;
+export function getResultTool(job: JobDefinition): ToolDefinition<WorkflowIdInput> {
     const { name, title, description } = job.tools.get;
     return workflowIdTool(job, {
         name,
         title,
         description,
         annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-        call: ({ workflow_id }) =>
+        call: ({ workflow_id }, { config, log, workflows, wallNow }) =>
             guarded(name, log, async () => {
                 let durable;
                 try {
@@ -27,7 +25,7 @@ export function getResultTool(job: JobDefinition, deps: ToolDeps): ToolDefinitio
                     throw error;
                 }
                 const status =
-                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds, nowMs: (deps.wallNow ?? Date.now)() });
+                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds, nowMs: (wallNow ?? Date.now)() });
                 return statusResult(job, status, config.maxResultChars);
             }),
     });

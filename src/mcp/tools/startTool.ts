@@ -1,3 +1,4 @@
+import type { Config } from '../../config';
 import type { ToolDeps } from '../deps';
 import { startStatusSchema } from '../outputSchemas';
 import { refusalText } from '../refusalText';
@@ -14,8 +15,7 @@ import type { StartRequest } from '../../workflow/startOrFind';
  * waits up to WAIT_BUDGET_SECONDS for it, reporting progress, then answers the result or `running` with
  * the workflow_id to poll. The budget covers the whole call, the start request included.
  */
-export function startTool(job: JobDefinition, deps: ToolDeps): ToolDefinition {
-    const { config, log, workflows } = deps;
+export function startTool(job: JobDefinition, config: Config): ToolDefinition {
     const name = job.tools.start.name;
     return {
         name,
@@ -33,8 +33,9 @@ export function startTool(job: JobDefinition, deps: ToolDeps): ToolDefinition {
             // It talks to this app's own workflow backend only.
             openWorldHint: false,
         },
-        call: (args, call) =>
-            guarded(name, log, async () => {
+        call: (args, deps, call) =>
+            guarded(name, deps.log, async () => {
+                const { workflows } = deps;
                 const clock = deps.clock ?? systemClock;
                 const calledAt = clock.now();
                 const plan = job.plan(args as StartArgs, config);

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
+import type { ToolDeps } from '../deps';
 import type { ToolResult } from '../toolResults';
 import type { JobProgress } from '../../jobs/job';
 
 /**
- * A tool as both protocol eras serve it: its contract (name, schemas, annotations, description) beside
- * its handler. Each era's server registers these (era2025/server.ts and era2026/server.ts), so a change to a tool is
- * made once.
+ * A tool as both protocol eras serve it: its contract (name, schemas, annotations, description) beside its
+ * handler. Built once per configuration (../catalog.ts); each call brings the caller's own dependencies, so
+ * one definition serves every request of every era.
  */
 
 export interface ToolAnnotations {
@@ -31,5 +32,5 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
     inputSchema: Input;
     outputSchema: z.ZodObject;
     annotations: ToolAnnotations;
-    call(args: z.output<Input>, call: ToolCall): Promise<ToolResult>;
+    call(args: z.output<Input>, deps: ToolDeps, call: ToolCall): Promise<ToolResult>;
 }

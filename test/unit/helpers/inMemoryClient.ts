@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Config } from '../../../src/config';
 import { buildMcpServer } from '../../../src/mcp/era2025/server';
 import { SHARED_TENANT } from '../../../src/workflow/tenant';
@@ -12,7 +12,7 @@ import type { MemoryBackend } from './memoryBackend';
  * close), after tools/list: that makes the client validate structuredContent against each outputSchema
  * and lets it see which tools support tasks.
  */
-export async function connectInMemory(server: McpServer, clients: Client[]) {
+export async function connectInMemory(server: Server, clients: Client[]) {
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await server.connect(serverTransport);
     const client = new Client({ name: 'unit', version: '1.0.0' });

@@ -1,12 +1,12 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDeps } from '../../deps';
-import { BACKEND_UNAVAILABLE } from '../../refusalText';
-import { TASK_NOT_FOUND, toTask, toTaskResult, type TaskMappingOptions } from '../../taskModel';
+import type { ToolDeps } from '../deps';
+import { BACKEND_UNAVAILABLE } from '../refusalText';
+import { TASK_NOT_FOUND, toTask, toTaskResult, type TaskMappingOptions } from '../taskModel';
 import { decodeListCursor, encodeListCursor } from './listCursor';
-import { jobOf, type JobDefinition } from '../../../jobs/job';
-import { isTerminal, type DurableStatusLike } from '../../../workflow/durableStatus';
-import { WorkflowUnavailableError } from '../../../workflow/workflowService';
+import { jobOf, type JobDefinition } from '../../jobs/job';
+import { isTerminal, type DurableStatusLike } from '../../workflow/durableStatus';
+import { WorkflowUnavailableError } from '../../workflow/workflowService';
 
 /**
  * The MCP TaskStore (2025-11-25) over the workflow service: a task is an orchestration of a served job
@@ -15,7 +15,7 @@ import { WorkflowUnavailableError } from '../../../workflow/workflowService';
  * session id, which stateless HTTP never has: another tenant's task is unknown, exactly like a missing one.
  *
  * In SDK 1.32 the Protocol answers tasks/get, tasks/result, tasks/list and tasks/cancel straight from
- * this store; a job's start tool creates the tasks (it starts the workflow itself, see taskTool.ts).
+ * this store; a job's start tool creates the tasks (it starts the workflow itself, see ../sdk/toolCall2025.ts).
  */
 
 export const LIST_PAGE_SIZE = 50;

@@ -1,7 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolExtra } from './toolExtra';
 
 /**
+ * Seam, @modelcontextprotocol/sdk 1.11 clients (2025-03-26): an SDK 1.11 client rejects a whole tool result
+ * that holds a `resource_link` item (content types it does not know fail its schema), so a 2025-era result
+ * goes without them to a client whose protocol version predates them. Canary: test/unit/sdkSeams.test.ts.
+ *
  * The protocol version a request was made under, and what that version allows in a tool result.
  *
  * Over Streamable HTTP every request after initialize carries the negotiated version in its
@@ -17,8 +20,13 @@ const HEADERLESS_PROTOCOL_VERSION = '2025-03-26';
 /** The first protocol version with `resource_link` content items. */
 const RESOURCE_LINKS_SINCE = '2025-06-18';
 
+/** What SDK 1.32 hands a handler of the request's HTTP headers. */
+interface RequestHeaders {
+    requestInfo?: { headers: Record<string, string | string[] | undefined> };
+}
+
 /** The request's protocol version, or undefined when it came over a transport without HTTP headers. */
-export function requestProtocolVersion(extra: Pick<ToolExtra, 'requestInfo'>): string | undefined {
+export function requestProtocolVersion(extra: RequestHeaders): string | undefined {
     const headers = extra.requestInfo?.headers;
     if (headers === undefined) return undefined;
     const value = headers['mcp-protocol-version'];
@@ -27,7 +35,7 @@ export function requestProtocolVersion(extra: Pick<ToolExtra, 'requestInfo'>): s
 }
 
 /** Whether the request's client knows `resource_link` content (versions are dates: they compare as strings). */
-export function resourceLinksAllowed(extra: Pick<ToolExtra, 'requestInfo'>): boolean {
+export function resourceLinksAllowed(extra: RequestHeaders): boolean {
     const version = requestProtocolVersion(extra);
     return version === undefined || version >= RESOURCE_LINKS_SINCE;
 }
@@ -37,7 +45,7 @@ export function resourceLinksAllowed(extra: Pick<ToolExtra, 'requestInfo'>): boo
  * predates them (an SDK 1.11 client rejects a whole result that holds one). The text and the
  * structuredContent say the same, and the workflow resource stays readable by its URI.
  */
-export function resultForClient(result: CallToolResult, extra: Pick<ToolExtra, 'requestInfo'>): CallToolResult {
-    if (resourceLinksAllowed(extra) || !result.content.some((item) => item.type === 'resource_link')) return result;
-    return { ...result, content: result.content.filter((item) => item.type !== 'resource_link') };
+export function resultForClient(result: { content: ReadonlyArray<{ type: string }> }, extra: RequestHeaders): CallToolResult {
+    if (resourceLinksAllowed(extra) || !result.content.some((item) => item.type === 'resource_link')) return result as CallToolResult;
+    return { ...result, content: result.content.filter((item) => item.type !== 'resource_link') } as CallToolResult;
 }
