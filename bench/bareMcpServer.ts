@@ -1,61 +1,89 @@
 /**
- * The reference for tool-call throughput: the MCP SDK's own stateless Streamable HTTP server on plain
- * node:http (a fresh McpServer and transport per request, as the SDK documents for stateless
- * servers), answering a `get_mining_result` with the app's input and output schemas and a fixed
- * status, from memory. Run as its own process by bench/throughput.ts; prints `listening <port>` and
- * exits when its parent goes (stdin closes) or on SIGTERM.
+ * The reference for tool-call throughput: the MCP SDK's own stateless Streamable HTTP server, written as the SDK
+ * advises (a fresh McpServer and transport per request, one JSON Schema validator for the process, the zod schemas
+ * built once), serving the app's three mining tools with their names, descriptions and schemas, and answering from
+ * memory: get_mining_result the completed status of the one known workflow or not_found, start_mining that workflow
+ * as completed, both shaped by the app's own statusResult.
  *
- *   node dist/bench/bareMcpServer.js <status JSON file>
+ * `bareHandler` is the in-process reference (web Request in, Response out); run as a script it serves the same on
+ * plain node:http with the SDK's Node transport, for bench/throughput.ts: prints `listening <port>`, and exits when
+ * its parent goes (stdin closes) or on SIGTERM.
+ *
+ *   node dist/bench/bareMcpServer.js <completed status JSON file>
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { anyStatusSchema } from '../src/mcp/outputSchemas';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { catalogFor } from '../src/mcp/catalog';
+import { notFound, type JobStatus } from '../src/mcp/statusObjects';
 import { statusResult } from '../src/mcp/toolResults';
 import { parseConfig } from '../src/config';
-import { workflowIdInput } from '../src/mcp/tools/workflowIdInput';
-import type { JobStatus } from '../src/mcp/statusObjects';
 import { MINING } from '../src/jobs/mining/job';
 
-// The app's default bound, so both servers shape the answer alike.
-const { maxResultChars } = parseConfig({ TASKHUB_NAME: 'bench' });
-const status = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as JobStatus;
+// The app's default settings, so both servers list the same tools and shape the answers alike.
+const CONFIG = parseConfig({ TASKHUB_NAME: 'bench' });
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-function buildServer(): McpServer {
-    const server = new McpServer({ name: 'bare', version: '1.0.0' });
-    server.registerTool(
-        'get_mining_result',
-        { description: 'Reports a fixed status.', inputSchema: workflowIdInput(MINING), outputSchema: anyStatusSchema(MINING) },
-        async ({ workflow_id }) => statusResult(MINING, { ...status, workflow_id } as JobStatus, maxResultChars)
-    );
-    return server;
+/** A server factory over one completed workflow's status. */
+export function bareServerFactory(completed: JobStatus & { workflow_id: string }): () => McpServer {
+    const tools = catalogFor(CONFIG).tools.map(({ definition }) => definition);
+    const answer = (status: JobStatus) => statusResult(MINING, status, CONFIG.maxResultChars) as { content: never[] };
+    const handlers: Record<string, (args: Record<string, unknown>) => { content: never[] }> = {
+        start_mining: () => answer(completed),
+        get_mining_result: ({ workflow_id }) => answer(workflow_id === completed.workflow_id ? completed : notFound(MINING, String(workflow_id))),
+        cancel_mining: () => answer(completed),
+    };
+    return () => {
+        const server = new McpServer({ name: 'bare', version: '1.0.0' }, { jsonSchemaValidator });
+        for (const { name, title, description, inputSchema, outputSchema, annotations } of tools) {
+            const handler = handlers[name] ?? (() => answer(completed));
+            server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, async (args) => handler(args as Record<string, unknown>));
+        }
+        return server;
+    };
 }
 
-const http = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-        void (async () => {
-            const server = buildServer();
-            const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-            res.on('close', () => {
-                void transport.close();
-                void server.close();
-            });
-            try {
-                await server.connect(transport);
-                await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch {
-                if (!res.headersSent) res.writeHead(500).end();
-            }
-        })();
+/** The bare server in process: one request, one fresh server and transport. */
+export function bareHandler(completed: JobStatus & { workflow_id: string }): (request: Request) => Promise<Response> {
+    const build = bareServerFactory(completed);
+    return async (request) => {
+        const server = build();
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        await server.connect(transport);
+        return transport.handleRequest(request);
+    };
+}
+
+if (require.main === module) {
+    const build = bareServerFactory(JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as JobStatus & { workflow_id: string });
+    const http = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+            void (async () => {
+                const server = build();
+                const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+                res.on('close', () => {
+                    void transport.close();
+                    void server.close();
+                });
+                try {
+                    await server.connect(transport);
+                    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+                } catch {
+                    if (!res.headersSent) res.writeHead(500).end();
+                }
+            })();
+        });
     });
-});
-http.listen(0, '127.0.0.1', () => {
-    const address = http.address();
-    process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
-});
-process.stdin.resume();
-process.stdin.on('end', () => process.exit(0));
-process.on('SIGTERM', () => process.exit(0));
+    http.listen(0, '127.0.0.1', () => {
+        const address = http.address();
+        process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
+    });
+    process.stdin.resume();
+    process.stdin.on('end', () => process.exit(0));
+    process.on('SIGTERM', () => process.exit(0));
+}

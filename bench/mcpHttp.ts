@@ -16,10 +16,14 @@ export class McpHttp {
         this.agent = new Agent({ keepAlive: true, maxSockets });
     }
 
+    /** The raw answer (SSE or JSON) to one request. */
+    request(method: string, params: Record<string, unknown>): Promise<string> {
+        return this.post(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }));
+    }
+
     /** The tool's structuredContent. */
     async callTool(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params: { name, arguments: args } });
-        const text = await this.post(body);
+        const text = await this.request('tools/call', { name, arguments: args });
         const line = text.split('\n').find((l) => l.startsWith('data: ')) ?? text;
         const message = JSON.parse(line.startsWith('data: ') ? line.slice(6) : line) as {
             result?: { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown };
@@ -56,6 +60,7 @@ export class McpHttp {
                 headers: {
                     'content-type': 'application/json',
                     accept: 'application/json, text/event-stream',
+                    'mcp-protocol-version': '2025-11-25',
                     'content-length': Buffer.byteLength(body),
                 },
             });
