@@ -1,11 +1,10 @@
 /**
- * Polls until a value is final or a time budget runs out, quickly at first and then backing off: each
- * status read is a storage transaction (or a scheduler request) in Azure, so a wait spends few. The pauses
- * grow by 1.4 from 10 ms up to 250 ms for the first 5 s (where most inline answers end: the schedule adds at
- * most 125 ms on average, the backend's own write the rest), then up to 2 s (a longer run is seen about 1 s late on average). A
- * 20 s wait makes at most 40 reads instead of the 200 that a steady 100 ms would (bench/statusReads.ts
- * measures reads and lag on both Durable backends).
- * The budget is a hard limit: no sleep and no read runs past it.
+ * Polls until a value is final or a time budget runs out: each status read is a storage transaction (or a scheduler
+ * request) in Azure, so a wait spends few. The pauses grow by 1.4 from 15 ms for about the first second (a short run
+ * is seen soon after its end), then stay at 640 ms: a block's remaining time is memoryless, so past the first second
+ * an end is as likely at any moment, and even pauses see it soonest on average (320 ms) for the reads spent. A 20 s
+ * wait makes at most 40 reads (bench/statusReads.ts and bench/completionLag.ts measure reads and lag on both Durable
+ * backends). The budget is a hard limit: no sleep and no read runs past it.
  */
 
 export interface Clock {
@@ -34,13 +33,11 @@ export interface BackoffOptions {
     firstDelayMs: number;
     /** Each pause is this many times the one before… */
     factor: number;
-    /** …up to this… */
+    /** …up to this. */
     maxDelayMs: number;
-    /** …and, once the wait has lasted `afterMs`, up to `maxDelayMs` of this instead. */
-    later?: { afterMs: number; maxDelayMs: number };
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 10, factor: 1.4, maxDelayMs: 250, later: { afterMs: 5000, maxDelayMs: 2000 } };
+export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 15, factor: 1.4, maxDelayMs: 640 };
 
 /** The most status reads DEFAULT_BACKOFF may make in a 20 s wait (held by a unit test). */
 export const MAX_READS_PER_20_S = 40;
@@ -70,8 +67,7 @@ const TIMED_OUT = Symbol('timed out');
 export async function budgetedWait<T>(options: BudgetedWaitOptions<T>): Promise<BudgetedWaitOutcome<T>> {
     const clock = options.clock ?? systemClock;
     const backoff = options.backoff ?? DEFAULT_BACKOFF;
-    const startedAt = clock.now();
-    const deadline = startedAt + Math.max(0, options.budgetMs);
+    const deadline = clock.now() + Math.max(0, options.budgetMs);
     let last: T | undefined;
     let delay = backoff.firstDelayMs;
 
@@ -88,8 +84,7 @@ export async function budgetedWait<T>(options: BudgetedWaitOptions<T>): Promise<
         const left = deadline - clock.now();
         if (left <= 0 || options.signal?.aborted) return { last, final: false };
         await clock.sleep(Math.min(delay, left), options.signal);
-        const late = backoff.later !== undefined && clock.now() - startedAt >= backoff.later.afterMs;
-        delay = Math.min(delay * backoff.factor, late && backoff.later ? backoff.later.maxDelayMs : backoff.maxDelayMs);
+        delay = Math.min(delay * backoff.factor, backoff.maxDelayMs);
     }
 }
 

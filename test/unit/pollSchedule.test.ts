@@ -30,12 +30,14 @@ describe('the default poll schedule', () => {
     it('sees a run that ends early soon after its end, and a longer one within the longest pause', async () => {
         for (const end of [5, 50, 150, 400, 1000, 2500, 4500]) {
             const { seenAt } = await readsIn(20_000, end);
-            // Each pause is 0.4 × (the time waited so far + 25 ms) (pauses 10 ms × 1.4^n), until the cap.
-            assert.ok(seenAt - end <= Math.min(0.4 * (end + 25), DEFAULT_BACKOFF.maxDelayMs) + 1e-6, `a run ending at ${end} ms seen at ${seenAt} ms`);
+            // Each pause is 0.4 × the time waited so far + 15 ms (pauses 15 ms × 1.4^n), until the cap.
+            const bound = Math.min(0.4 * end + DEFAULT_BACKOFF.firstDelayMs, DEFAULT_BACKOFF.maxDelayMs);
+            assert.ok(seenAt - end <= bound + 1e-6, `a run ending at ${end} ms seen at ${seenAt} ms`);
         }
-        for (const end of [7_000, 15_000]) {
+        // Past the ramp the pauses are even: an end is seen within one of them, wherever it falls.
+        for (const end of [7_000, 11_111, 15_000, 19_000]) {
             const { seenAt } = await readsIn(20_000, end);
-            assert.ok(seenAt - end <= (DEFAULT_BACKOFF.later?.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs), `a run ending at ${end} ms seen at ${seenAt} ms`);
+            assert.ok(seenAt - end <= DEFAULT_BACKOFF.maxDelayMs, `a run ending at ${end} ms seen at ${seenAt} ms`);
         }
     });
 });
