@@ -2,9 +2,8 @@ import { z } from 'zod';
 import type { JobDefinition } from '../jobs/job';
 
 /**
- * The tools' outputSchema, for any job. The status objects are a discriminated union, but the SDK
- * advertises a top-level union as an empty object, so the schema is one object: a `status` enum plus the
- * fields each status carries, optional here and documented with the status they belong to.
+ * The tools' outputSchema, for any job: one object, a `status` enum plus each status's fields, optional and said
+ * with the status they belong to (the SDK advertises a top-level union, which the status objects are, as empty).
  */
 
 const ALL_STATUSES = ['completed', 'running', 'failed', 'not_found'] as const;
@@ -47,30 +46,14 @@ function statusOutputSchema(job: JobDefinition, statuses: readonly [StatusName, 
         : schema.extend({ truncated: z.boolean().optional().describe(job.result.cut.description), next });
 }
 
-const anySchemas = new WeakMap<JobDefinition, z.ZodObject>();
-const startSchemas = new WeakMap<JobDefinition, z.ZodObject>();
-
 /** Every status: the job's get and cancel tools. */
 export function anyStatusSchema(job: JobDefinition): z.ZodObject {
-    let schema = anySchemas.get(job);
-    if (schema === undefined) {
-        schema = statusOutputSchema(job, ALL_STATUSES);
-        anySchemas.set(job, schema);
-    }
-    return schema;
+    return statusOutputSchema(job, ALL_STATUSES);
 }
 
-/**
- * The start tool just created the workflow, so it is never not_found; and it says what it committed, when
- * the job has a cost field. Only its answer carries that: the status objects of the other tools stay small.
- */
+/** The start tool's: never not_found (it just created the workflow), and what it committed, when the job has a cost field. */
 export function startStatusSchema(job: JobDefinition): z.ZodObject {
-    let schema = startSchemas.get(job);
-    if (schema === undefined) {
-        const base = statusOutputSchema(job, ['completed', 'running', 'failed']);
-        const cost = job.costField;
-        schema = cost === undefined ? base : base.extend({ [cost.name]: z.number().int().min(1).optional().describe(cost.description) });
-        startSchemas.set(job, schema);
-    }
-    return schema;
+    const base = statusOutputSchema(job, ['completed', 'running', 'failed']);
+    const cost = job.costField;
+    return cost === undefined ? base : base.extend({ [cost.name]: z.number().int().min(1).optional().describe(cost.description) });
 }

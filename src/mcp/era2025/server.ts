@@ -93,7 +93,7 @@ export function buildMcpServer(workflowDeps: WorkflowDeps): Server {
         taskStore,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => listed.tools);
-    answerToolCalls(server, catalog, deps, taskStore);
+    answerToolCalls(server, catalog, deps);
     // Each job's `{scheme}://workflows/{workflow_id}` (../workflowResource.ts), reached through the resource_link in
     // tool answers; resources/list stays empty, for listing would need a caller that can be told apart from others.
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));

@@ -3,15 +3,15 @@ import { catalogFor, type Catalog, type ServedTool } from '../catalog';
 import { toolDeps, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
-import { argumentsSchema, checkArguments, resultSchema } from '../sdk/standardSchema';
+import { argumentsSchema, resultSchema } from '../sdk/standardSchema';
+import { checkArguments } from '../tools/argumentErrors';
 import { running, toWorkflowStatus } from '../statusObjects';
-import { taskAsStarted, toTask } from '../taskModel';
+import { task2026, taskAsStarted, taskOptions, toTask } from '../taskModel';
 import { statusResult, toolError } from '../toolResults';
 import { startTask, withCost } from '../tools/startTool';
 import type { ToolCall } from '../tools/toolDefinition';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
-import { taskFieldsOf } from './detailedTask';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
 import { SERVER_INFO } from '../../appInfo';
@@ -67,39 +67,26 @@ function toolCallOf(served: ServedTool, ctx: ServerContext, deps: ToolDeps): Too
 }
 
 /**
- * A start tool's answer to a client that declared the Tasks extension: the flat task result, once the workflow
- * exists durably. It also carries the tool's own answer as of now (the `running` status, or the end a keyed call
- * found), as content and structuredContent: SDK v2 holds every start result to the tool's outputSchema, and a
- * client that reads the content instead of the task still learns the workflow_id to poll with the job's get tool.
+ * A start tool's answer to a client that declared the Tasks extension: the flat task result, once the workflow exists
+ * durably, carrying the tool's own answer as of now as content and structuredContent (SDK v2 holds every start result
+ * to the outputSchema, and a client that reads the content still learns the workflow_id to poll with the get tool).
  */
-async function startAsTask({ job, definition }: ServedTool, deps: ToolDeps, args: StartArgs): Promise<CallToolResult> {
-    const { config, log } = deps;
+async function startAsTask({ job }: ServedTool, deps: ToolDeps, args: StartArgs): Promise<CallToolResult> {
     const started = await startTask(job, deps, args, TASK_TTL_MS);
     // A refusal (a cap, a reused key, the backend) is the tool's own message: no task exists.
     if ('error' in started) return toolError(started.error) as CallToolResult;
-    const { workflowId, ttlMs, plan } = started;
-    // The task as the backend sees it (a keyed call may find one that already ended)...
-    const durable = await deps.workflows.read(workflowId).catch((error: unknown) => {
-        log.warn(`${definition.name}: status read for ${workflowId} failed`, error);
-        return undefined;
-    });
-    const nowMs = (deps.wallNow ?? Date.now)();
-    const { pollAfterSeconds, maxResultChars } = config;
-    // ...or, right after the start, as it was started.
-    const task = taskFieldsOf(
-        durable === undefined
-            ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, { pollAfterSeconds, nowMs })
-            : toTask(job, workflowId, durable, { pollAfterSeconds, maxResultChars, nowMs })
-    );
+    const { workflowId, ttlMs, plan, durable } = started;
+    const options = taskOptions(deps);
+    const { pollAfterSeconds, maxResultChars } = deps.config;
+    const task = durable === undefined ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, options) : toTask(job, workflowId, durable, options);
     const status =
         durable === undefined
             ? running(job, workflowId, pollAfterSeconds, plan.initialProgress)
             : toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds, initialProgress: plan.initialProgress });
     const answer = statusResult(job, withCost(job, status, plan.cost), maxResultChars);
-    // The extension's CreateTaskResult (what the run costs in _meta, as for a 2025 task); the TypeScript type of a
-    // tool result does not know resultType.
+    // What the run costs in _meta, as for a 2025 task; the TypeScript type of a tool result does not know resultType.
     const meta = job.costField === undefined ? {} : { _meta: { [job.costField.name]: plan.cost } };
-    return { ...answer, resultType: 'task', ...task, ...meta } as unknown as CallToolResult;
+    return { ...answer, resultType: 'task', ...task2026(task), ...meta } as unknown as CallToolResult;
 }
 
 export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {

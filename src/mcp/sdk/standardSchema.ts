@@ -1,7 +1,5 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { toolError } from '../toolResults';
-import { argumentErrors } from '../tools/argumentErrors';
 
 /**
  * Seam, @modelcontextprotocol/server 2.4.0: a tool's schemas as SDK v2's McpServer takes them. Its public seam is
@@ -9,7 +7,7 @@ import { argumentErrors } from '../tools/argumentErrors';
  * McpServer are answered here:
  * - it checks a tool's arguments itself and answers a misfit with "Input validation error: Invalid arguments for
  *   tool …" before the argument's own message (its validateToolInput is private); so the input schema it gets lets
- *   every value through, and the handler checks the arguments with zod (`checkArguments`), as the 2025 era does;
+ *   every value through, and the handler checks the arguments (../tools/argumentErrors.ts), as the 2025 era does;
  * - it converts every schema to JSON Schema again on each tools/list and each registration, and the server is built
  *   per request; so the JSON Schema each wrapper gives is converted once, on first use, and kept.
  * The output schema keeps zod's own validation: McpServer holds each result to it. Canary: test/unit/sdkSeams.test.ts.
@@ -43,11 +41,4 @@ export function argumentsSchema(schema: z.ZodObject): StandardSchemaWithJSON {
 /** The output schema for McpServer: zod's validation, its JSON Schema converted once. */
 export function resultSchema(schema: z.ZodObject): StandardSchemaWithJSON {
     return withJsonOnce(schema, schema['~standard'].validate);
-}
-
-/** The arguments as the tool's schema reads them, or the tool error a model reads for a misfit. */
-export async function checkArguments<Schema extends z.ZodObject>(schema: Schema, args: unknown): Promise<{ args: z.output<Schema> } | { error: ReturnType<typeof toolError> }> {
-    const parsed = await schema.safeParseAsync(args ?? {});
-    if (parsed.success) return { args: parsed.data };
-    return { error: toolError(argumentErrors(parsed.error) ?? 'The arguments do not fit the tool’s input schema.') };
 }

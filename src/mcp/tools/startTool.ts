@@ -7,6 +7,7 @@ import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
 import type { JobDefinition, StartArgs, StartPlan } from '../../jobs/job';
 import { systemClock } from '../../workflow/budgetedWait';
+import type { DurableStatusLike } from '../../workflow/durableStatus';
 import type { StartRefusal } from '../../workflow/startRefusal';
 import type { StartRequest } from '../../workflow/startOrFind';
 
@@ -80,13 +81,16 @@ export function withCost(job: JobDefinition, status: StartStatus, cost: number |
     return job.costField === undefined || cost === undefined ? status : { ...status, [job.costField.name]: cost };
 }
 
-/** A start as a task: the workflow that now exists (the task is the workflow), or why there is none. */
-export type TaskStart = { workflowId: string; ttlMs: number | undefined; plan: StartPlan } | { error: string };
+/**
+ * A start as a task: the workflow that now exists (the task is the workflow) and its status as read back (a keyed
+ * call may find one that already ended; undefined right after a start the backend does not show yet), or why none.
+ */
+export type TaskStart = { workflowId: string; ttlMs: number | undefined; plan: StartPlan; durable: DurableStatusLike | undefined } | { error: string };
 
 /**
- * A job's start as a task (either era's Tasks): starts the workflow, waits for the caps' looks after the start, and
- * answers the workflow id the task is, before any answer is sent, so the task exists durably. The ttl is
- * stored in the workflow's input. An idempotency_key dedupes as in a plain call.
+ * A job's start as a task (either era's Tasks): starts the workflow and waits for the caps' looks after the start
+ * before any answer is sent, so the task exists durably. The ttl is stored in the workflow's input. An
+ * idempotency_key dedupes as in a plain call.
  */
 export async function startTask(job: JobDefinition, deps: ToolDeps, args: StartArgs, requestedTtl: number | undefined): Promise<TaskStart> {
     const ttlMs = requestedTtlMs(requestedTtl);
@@ -99,7 +103,12 @@ export async function startTask(job: JobDefinition, deps: ToolDeps, args: StartA
     if ('refusal' in started) return { error: refusalText(job, started.refusal) };
     const refusal = await started.confirmation;
     if (refusal !== undefined) return { error: refusalText(job, refusal) };
-    return { workflowId: started.workflowId, ttlMs, plan };
+    const { workflowId } = started;
+    const durable = await deps.workflows.read(workflowId).catch((error: unknown) => {
+        deps.log.warn(`${job.tools.start.name}: status read for ${workflowId} failed`, error);
+        return undefined;
+    });
+    return { workflowId, ttlMs, plan, durable };
 }
 
 const TTL_REFUSED = 'task.ttl must be a positive number of milliseconds';

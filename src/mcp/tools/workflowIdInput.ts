@@ -11,7 +11,8 @@ import { WORKFLOW_ID_MAX_LENGTH } from '../../workflow/ids';
  */
 const WORKFLOW_ID_ARGUMENT_MAX = 1000;
 
-function buildWorkflowIdInput(job: JobDefinition) {
+/** The input of a job's tools that take one workflow_id. */
+export function workflowIdInput(job: JobDefinition) {
     return toolArguments({
         workflow_id: z
             .string({ error: (issue) => (issue.input === undefined ? 'workflow_id is required' : 'workflow_id must be a string') })
@@ -22,19 +23,7 @@ function buildWorkflowIdInput(job: JobDefinition) {
     });
 }
 
-export type WorkflowIdInput = ReturnType<typeof buildWorkflowIdInput>;
-
-const inputs = new WeakMap<JobDefinition, WorkflowIdInput>();
-
-/** The input of a job's tools that take one workflow_id (built once per job). */
-export function workflowIdInput(job: JobDefinition): WorkflowIdInput {
-    let schema = inputs.get(job);
-    if (schema === undefined) {
-        schema = buildWorkflowIdInput(job);
-        inputs.set(job, schema);
-    }
-    return schema;
-}
+export type WorkflowIdInput = ReturnType<typeof workflowIdInput>;
 
 /** A tool that takes one workflow_id and answers that workflow's status (a job's get and cancel tools). */
 export function workflowIdTool(
