@@ -9,8 +9,8 @@ import type { WorkflowDeps } from './workflowDeps';
 
 /**
  * One start, read top to bottom: find the key's workflow (a keyed call) → admit (the caps, counted in
- * durable state before anything starts) → start → look (rank the new workflow among the running ones,
- * three times) → keep it, or withdraw it and refuse. Why racing starts stay within the caps, and why a
+ * durable state before anything starts) → find it again (a keyed call) → start → look (rank the new workflow
+ * among the running ones, three times) → keep it, or withdraw it and refuse. Why racing starts stay within the caps, and why a
  * keyed start reads its workflow back: docs/security.md, "Work caps per caller".
  */
 
@@ -75,6 +75,20 @@ export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, reques
         // A racing call with the same key may have started it meanwhile: then that workflow is the answer.
         const found = await read(workflowId).catch(() => undefined);
         return found !== undefined && !isWithdrawn(found) ? handOutFound(deps, found, request, workflowId) : { refusal: refused };
+    }
+
+    // 2b. A keyed call reads its key's workflow once more, right before its start: both Durable backends let a start
+    // replace an ended instance, so a racing call with the key whose workflow started and ended while this one was
+    // being admitted would otherwise be replaced by this start, and its id handed out twice (test/unit/keyedStart.test.ts).
+    if (keyed) {
+        let again: DurableStatusLike | undefined;
+        try {
+            again = await read(workflowId);
+        } catch (error) {
+            log.error(`start: status read for ${workflowId} failed`, error);
+            return { refusal: { kind: 'unavailable' } };
+        }
+        if (again !== undefined && !isWithdrawn(again)) return handOutFound(deps, again, request, workflowId);
     }
 
     // 3. Start.

@@ -124,6 +124,19 @@ for (const backend of ['ts', 'extension'] as const satisfies readonly Backend[])
             await api.until(id, FINAL);
         });
 
+        test('a start on a Pending id (right after the first start answered) is refused with 409; the first input runs', async () => {
+            const id = newId('pending');
+            assert.equal((await api.start('Forever', id, 'first')).status, 202);
+            // No wait: the instance is Pending, or Running already; either way a second start must not replace it.
+            const again = await api.start('Forever', id, 'second');
+            assert.equal(again.status, 409);
+            assert.deepEqual((await api.status(id)).body?.input, 'first');
+            const running = await api.until(id, ['Running']);
+            assert.deepEqual(running.input, 'first');
+            await api.fetch(`instances/${id}/terminate`, { method: 'POST' });
+            await api.until(id, FINAL);
+        });
+
         test('concurrent starts on one new id with different inputs: one input wins and stays', async () => {
             const id = newId('race');
             const inputs = ['a', 'b', 'c', 'd', 'e'];

@@ -5,19 +5,28 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import { describeOnEachBackend } from '../support/backends';
+import { loadEveryCore } from '../support/cpuLoad';
 
 /**
- * Two start_mining calls racing with one idempotency_key and different arguments, end to end: the SDK
- * client over HTTP against the app on the local host with Azurite, on both Durable backends. The real
- * extension's Azure Storage provider (and the TypeScript engine, which starts as it does) may accept both
- * racing starts on a new id and run the first input, or answer 409 to the second, so neither call can tell
- * from the start that it lost: the app must find out by reading the workflow back.
+ * start_mining calls racing with one idempotency_key and different arguments, end to end: the SDK client over
+ * HTTP against the app on the local host with Azurite, on both Durable backends, with every core loaded. Both
+ * backends may accept racing starts on a new id and run the first input, answer 409 to a start on a running id,
+ * and let a start replace an ended one: neither call can tell from the start that it lost, so the app reads the
+ * workflow back, and reads the key again right before its start. Rounds alternate a pair and a group of 8 calls
+ * with mixed arguments; in every round one workflow runs, every call of its arguments is handed its id, and every
+ * other call gets the key-reused error.
  */
 
-const PAIRS = 8;
+const ROUNDS = 50;
+const VARIANTS = [
+    { difficulty: 4, blocks: 1 },
+    { difficulty: 5, blocks: 2 },
+    { difficulty: 3, blocks: 1 },
+];
 
 describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
     let app: AppOnAzurite;
+    let load: { stop(): Promise<void> } | undefined;
     const clients: Client[] = [];
 
     async function connect(): Promise<Client> {
@@ -53,35 +62,40 @@ describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
     }
 
     before(async () => {
-        app = await startAppOnAzurite(`keyrace${backend}`, { WAIT_BUDGET_SECONDS: '1' }, { durable: backend });
+        // MAX_STARTS_PER_MINUTE and the active cap well above a round's starts: the race, not the caps, is under test.
+        const env = { WAIT_BUDGET_SECONDS: '1', MAX_STARTS_PER_MINUTE: '10000', MAX_ACTIVE_WORKFLOWS: '100', MAX_ACTIVE_WORKFLOWS_TOTAL: '1000' };
+        app = await startAppOnAzurite(`keyrace${backend}`, env, { durable: backend });
+        load = loadEveryCore();
     });
     after(async () => {
+        await load?.stop();
         for (const client of clients) await client.close().catch(() => undefined);
         await app?.stop();
     });
 
-    test('two concurrent calls with one key and other arguments: exactly one workflow, the other call gets the key-reused error', async () => {
+    test(`${ROUNDS} rounds of concurrent calls with one key and mixed arguments: one workflow each, its id only to calls of its arguments`, async () => {
         const before = await instanceCount();
-        for (let pair = 0; pair < PAIRS; pair++) {
-            const key = `race-${pair}`;
-            const [first, second] = [await connect(), await connect()];
-            const argsA = { difficulty: 4, blocks: 1, idempotency_key: key };
-            const argsB = { difficulty: 5, blocks: 2, idempotency_key: key };
-            const results = await Promise.all([startMining(first, argsA), startMining(second, argsB)]);
-
-            const winners = results.flatMap((result, i) => (result.isError ? [] : [{ result, args: i === 0 ? argsA : argsB }]));
-            const losers = results.filter((result) => result.isError === true);
-            const summary = results.map((r) => (r.isError ? 'tool error' : (r.structuredContent as { workflow_id?: unknown }).workflow_id));
-            assert.equal(winners.length, 1, `pair ${pair}: ${JSON.stringify(summary)}`);
-            assert.equal(losers.length, 1, `pair ${pair}`);
-            assert.match(JSON.stringify(losers[0]?.content), /idempotency_key was already used with other arguments/);
-
-            // The workflow handed out runs the winner's arguments.
-            const winner = winners[0] as (typeof winners)[number];
-            const id = String((winner.result.structuredContent as { workflow_id: unknown }).workflow_id);
+        const callers = await Promise.all(Array.from({ length: 8 }, () => connect()));
+        for (let round = 0; round < ROUNDS; round++) {
+            const key = `race-${round}`;
+            const size = round % 2 === 0 ? 2 : 8;
+            const calls = Array.from({ length: size }, (_, i) => ({ ...VARIANTS[(round + i) % (size === 2 ? 2 : VARIANTS.length)]!, idempotency_key: key }));
+            const results = await Promise.all(calls.map((args, i) => startMining(callers[i]!, args)));
+            const summary = results.map((r, i) => `${JSON.stringify(calls[i])} → ${r.isError ? JSON.stringify(r.content) : (r.structuredContent as { workflow_id?: unknown }).workflow_id}`);
+            const ids = new Set(results.flatMap((r) => (r.isError ? [] : [String((r.structuredContent as { workflow_id: unknown }).workflow_id)])));
+            assert.equal(ids.size, 1, `round ${round}: one workflow id handed out\n${summary.join('\n')}`);
+            const [id] = [...ids] as [string];
             const stored = (await instance(id)).input as { difficulty: number; blocks: number };
-            assert.deepEqual({ difficulty: stored.difficulty, blocks: stored.blocks }, { difficulty: winner.args.difficulty, blocks: winner.args.blocks });
+            for (const [i, result] of results.entries()) {
+                const args = calls[i]!;
+                if (args.difficulty === stored.difficulty && args.blocks === stored.blocks) {
+                    assert.notEqual(result.isError, true, `round ${round}: a call of the workflow's own arguments is handed its id\n${summary.join('\n')}`);
+                } else {
+                    assert.equal(result.isError, true, `round ${round}: a call of other arguments is never handed the id\n${summary.join('\n')}`);
+                    assert.match(JSON.stringify(result.content), /idempotency_key was already used with other arguments/);
+                }
+            }
         }
-        assert.equal(await instanceCount(), before + PAIRS, 'one orchestration per key');
+        assert.equal(await instanceCount(), before + ROUNDS, 'one orchestration per key');
     });
 });

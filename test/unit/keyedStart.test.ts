@@ -6,7 +6,7 @@ import { parseConfig, type Config } from '../../src/config';
 import { KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { startOnRunningId } from './helpers/fakes';
+import { notFoundOnRead, RESULT, startOnRunningId } from './helpers/fakes';
 import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -143,7 +143,7 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: keyedWorkflowId(SHARED_TENANT, KEY) });
     });
 
-    it('a start refused for no other call (an outage) is the start error, after one read back', async () => {
+    it('a start refused for no other call (an outage) is the start error, after the two finds and one read back', async () => {
         const backend = new MemoryBackend();
         backend.startNew = async () => {
             throw startOnRunningId();
@@ -152,7 +152,7 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
         assert.ok('error' in outcome, JSON.stringify(outcome));
         assert.match(outcome.error, /did not accept it/);
-        assert.equal(backend.count('getStatus'), 2);
+        assert.equal(backend.count('getStatus'), 3);
     });
 
     it('a start that was accepted but whose workflow cannot be read back hands out no id', async () => {
@@ -169,4 +169,28 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.ok('error' in outcome, JSON.stringify(outcome));
         assert.match(outcome.error, /could not be confirmed/);
     });
+
+    it('a call whose find missed the key\'s workflow, which then ended before this call started, is KEY_REUSED: the ended one is not replaced', async () => {
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        assert.deepEqual(await plainStart(client, { difficulty: 4, blocks: 1 }), { workflowId: id });
+        backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
+        // The other call's first read ran before the first call's start was visible (a loaded machine).
+        const getStatus = backend.getStatus.bind(backend);
+        let missed = false;
+        backend.getStatus = async (instanceId) => {
+            if (!missed && instanceId === id) {
+                missed = true;
+                throw notFoundOnRead(instanceId);
+            }
+            return getStatus(instanceId);
+        };
+        const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
+        assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
+        const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
+        assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, 'the first call\'s workflow, as it ran');
+        assert.equal(backend.count('startNew'), 1);
+    });
 });
+
