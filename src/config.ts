@@ -20,6 +20,7 @@ export const SETTING_NAMES = [
     'MAX_ACTIVE_WORKFLOWS_TOTAL',
     'MAX_STARTS_PER_MINUTE',
     'MAX_WORK',
+    'MAX_WORKFLOW_SECONDS',
     'ALLOWED_ORIGINS',
     'ENABLED_JOBS',
     'PARALLEL_RANGES',
@@ -53,6 +54,8 @@ export interface Config {
     maxStartsPerMinute: number;
     /** Most expected attempts (blocks × 2^difficulty) one start_mining call may commit. */
     maxWork: number;
+    /** Longest a workflow may run, in seconds: past it, it ends failed (reason time_limit); recorded in its input at start. */
+    maxWorkflowSeconds: number;
     /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
     allowedOrigins: readonly string[];
     /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
@@ -114,6 +117,8 @@ const settingsSchema = z
         MAX_ACTIVE_WORKFLOWS_TOTAL: integer(1, 10_000, 40),
         MAX_STARTS_PER_MINUTE: integer(1, 10_000, 30),
         MAX_WORK: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_WORK),
+        // Two hours: 4x the longest default run MAX_WORK admits at 8.5 MH/s on 2 cores (2^34 hashes in about 34 minutes).
+        MAX_WORKFLOW_SECONDS: integer(1, 7 * 24 * 3600, 7200),
         // Comma-separated origins, e.g. "https://app.example,http://localhost:6274"; blank for none.
         ALLOWED_ORIGINS: z.preprocess(
             (value) => (typeof value === 'string' ? value : ''),
@@ -201,6 +206,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxActiveWorkflowsTotal: s.MAX_ACTIVE_WORKFLOWS_TOTAL,
         maxStartsPerMinute: s.MAX_STARTS_PER_MINUTE,
         maxWork: s.MAX_WORK,
+        maxWorkflowSeconds: s.MAX_WORKFLOW_SECONDS,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
         enabledJobs: s.ENABLED_JOBS,
         parallelRanges: s.PARALLEL_RANGES,

@@ -65,6 +65,11 @@ export interface JobDefinition {
     overWorkText(args: StartArgs, cost: number, maxWork: number): string;
     /** The expected work of a workflow from its stored input, when the job reports it in its answers. */
     readonly costField?: { name: string; description: string; of(input: unknown): number | undefined };
+    /**
+     * How a start's answer names the most work its workflow may do (the input's `work_limit`, src/jobs/limits.ts), when
+     * the job's actual work can exceed its expected work; a job whose work is fixed by its input has none.
+     */
+    readonly workLimitField?: { name: string; description: string };
     readonly result: { schema: z.ZodType<JobResult>; description: string; cut?: ResultCut & { description: string } };
     readonly progress: {
         schema: z.ZodType<JobProgress>;

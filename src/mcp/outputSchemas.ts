@@ -27,9 +27,12 @@ function statusOutputSchema(job: JobDefinition, statuses: readonly [StatusName, 
         poll_after_seconds: z.number().int().min(1).optional().describe('running only: seconds to wait before polling.'),
         progress: job.progress.schema.optional().describe(job.progress.description),
         reason: z
-            .enum(['error', 'cancelled', 'terminated'])
+            .enum(['error', 'cancelled', 'terminated', 'work_limit', 'time_limit'])
             .optional()
-            .describe(`failed only: error (the work failed), cancelled (by ${job.tools.cancel.name}), terminated (stopped any other way).`),
+            .describe(
+                `failed only: error (the work failed), cancelled (by ${job.tools.cancel.name}), terminated (stopped any other way), ` +
+                    'work_limit or time_limit (stopped at its most work or its longest run).'
+            ),
         error: z.string().optional().describe('failed and not_found: a message safe to show the user.'),
     });
     const next = z
@@ -51,9 +54,17 @@ export function anyStatusSchema(job: JobDefinition): z.ZodObject {
     return statusOutputSchema(job, ALL_STATUSES);
 }
 
-/** The start tool's: never not_found (it just created the workflow), and what it committed, when the job has a cost field. */
+/** The start tool's: never not_found (it just created the workflow), and what it committed (tools/startTool.ts, commitment). */
 export function startStatusSchema(job: JobDefinition): z.ZodObject {
-    const base = statusOutputSchema(job, ['completed', 'running', 'failed']);
-    const cost = job.costField;
-    return cost === undefined ? base : base.extend({ [cost.name]: z.number().int().min(1).optional().describe(cost.description) });
+    const { costField: cost, workLimitField: work } = job;
+    return statusOutputSchema(job, ['completed', 'running', 'failed']).extend({
+        ...(cost === undefined ? {} : { [cost.name]: z.number().int().min(1).optional().describe(cost.description) }),
+        ...(work === undefined ? {} : { [work.name]: z.number().int().min(1).optional().describe(work.description) }),
+        time_limit_seconds: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe('Set by a start: the longest the workflow may run (MAX_WORKFLOW_SECONDS); past it, it ends failed with reason time_limit.'),
+    });
 }

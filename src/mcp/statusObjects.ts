@@ -1,5 +1,6 @@
 import { safeFailureMessage } from './failureMessage';
 import type { JobDefinition, JobProgress, JobResult } from '../jobs/job';
+import { LIMIT_PREFIX, limitReasonOf, type LimitReason } from '../jobs/limits';
 import { isCancelReason, type DurableStatusLike } from '../workflow/durableStatus';
 
 /**
@@ -8,7 +9,7 @@ import { isCancelReason, type DurableStatusLike } from '../workflow/durableStatu
  * status, this decides what the client is told.
  */
 
-export type FailureReason = 'error' | 'cancelled' | 'terminated';
+export type FailureReason = 'error' | 'cancelled' | 'terminated' | LimitReason;
 
 export type CompletedStatus = {
     status: 'completed';
@@ -66,6 +67,10 @@ function failedNext(job: JobDefinition, reason: FailureReason): string {
             return `Do not poll again. The workflow was cancelled; call ${job.tools.start.name} to start a new one if a result is still wanted.`;
         case 'terminated':
             return `Do not poll again. The workflow was stopped before it finished; call ${job.tools.start.name} to start a new one if a result is still wanted.`;
+        case 'work_limit':
+            return `Do not poll again. Tell the user the work ran far past what was expected and was stopped; call ${job.tools.start.name} again to retry, or with less work.`;
+        case 'time_limit':
+            return `Do not poll again. Tell the user the work ran longer than this server allows; call ${job.tools.start.name} again with less work.`;
     }
 }
 
@@ -123,7 +128,7 @@ export function toWorkflowStatus(job: JobDefinition, workflowId: string, durable
                 : failed(job, workflowId, 'error', 'The workflow finished but its result could not be read.');
         }
         case 'Failed':
-            return failed(job, workflowId, 'error', safeFailureMessage(durable.output, job.failedFallback));
+            return failed(job, workflowId, limitReasonOf(durable.output) ?? 'error', safeFailureMessage(durable.output, job.failedFallback).replace(LIMIT_PREFIX, ''));
         case 'Terminated':
             return isCancelReason(durable.output)
                 ? failed(job, workflowId, 'cancelled', 'The workflow was cancelled before it finished.')

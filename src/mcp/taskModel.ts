@@ -93,7 +93,7 @@ export function taskAsStarted(job: JobDefinition, workflowId: string, ttlMs: num
 /** tasks/result: the start tool's answer the workflow ended with (bounded, with the resource link, and its cost). */
 export function toTaskResult(job: JobDefinition, workflowId: string, durable: DurableStatusLike, options: TaskMappingOptions): CallToolResult {
     const status = toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds: options.pollAfterSeconds });
-    const result = statusResult(job, withCost(job, status, job.costField?.of(durable.input)), options.maxResultChars);
+    const result = statusResult(job, withCost(job, status, durable.input), options.maxResultChars);
     // The task's status cannot say that the work failed (it is completed or cancelled): isError does.
     return (status.status === 'failed' ? { ...result, isError: true } : result) as CallToolResult;
 }

@@ -79,6 +79,12 @@ describe('CountPrimes orchestration', () => {
         assert.deepEqual(record.yields.slice(0, 3), ['any(3)', 'task', 'any(1+timer)']);
     });
 
+    it('stops at its time limit, on its own clock, between segments (its work is fixed by below)', () => {
+        // The driver moves the orchestration's clock 100 ms per answered segment: past 1 s at the eleventh.
+        assert.throws(() => run({ below: 10 ** 6, segment_size: 50_000, in_flight: 1, time_limit_seconds: 1 }), /time_limit: .*time limit of 1 s/);
+        assert.equal((run({ below: 10 ** 6, segment_size: 50_000, in_flight: 1, time_limit_seconds: 10 }).output as { count: number }).count, 78_498);
+    });
+
     it('fails on input out of its bounds', () => {
         assert.throws(() => run({ below: 1, segment_size: 10, in_flight: 1 }), /Invalid CountPrimes input/);
         assert.throws(() => run({ below: 100 }), /Invalid CountPrimes input/);
@@ -90,7 +96,7 @@ describe('CountPrimes orchestration', () => {
         const config = parseConfig({ TASKHUB_NAME: 'unittests', ENABLED_JOBS: 'count_primes' });
         const plan = COUNT_PRIMES_JOB.plan({ below: 10 ** 8 }, config);
         assert.deepEqual(plan, {
-            input: { below: 10 ** 8, segment_size: 5_000_000, in_flight: 4 },
+            input: { below: 10 ** 8, segment_size: 5_000_000, in_flight: 4, time_limit_seconds: 7200 },
             matchOn: ['below'],
             cost: 10 ** 8,
             initialProgress: { segments_done: 0, segments_total: 20 },

@@ -38,7 +38,7 @@ describe('the job registry', () => {
         assert.deepEqual(tools.map((t) => t.name), ['start_prime_count', 'get_prime_count_result', 'cancel_prime_count']);
         const start = tools.find((t) => t.name === 'start_prime_count');
         assert.deepEqual(start?.inputSchema.required, ['below']);
-        assert.deepEqual(Object.keys(start?.outputSchema?.properties ?? {}).sort(), ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'workflow_id']);
+        assert.deepEqual(Object.keys(start?.outputSchema?.properties ?? {}).sort(), ['error', 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'time_limit_seconds', 'workflow_id']);
     });
 
     it("one job's workflow is not_found to another job's tools and resource, and their cancel leaves it running", async () => {

@@ -10,6 +10,7 @@ import { mineChainOrchestrator } from '../../src/jobs/mining/mineChainOrchestrat
 import { MINING } from '../../src/jobs/mining/job';
 import { parseConfig } from '../../src/config';
 import { drive, highestFirst, lowestFirst, type FakeTask, type PickNext } from './helpers/windowDriver';
+import { LimitReached } from '../../src/jobs/limits';
 
 interface ScheduledCall {
     name: string;
@@ -370,7 +371,7 @@ describe('MineChain with ranges in flight (parallel_ranges)', () => {
 
     it('a start records PARALLEL_RANGES and RANGE_SIZE in the input, so a changed setting never reaches a running workflow', () => {
         const plan = MINING.plan({ difficulty: 20, blocks: 2 }, parseConfig({ TASKHUB_NAME: 'unittests', PARALLEL_RANGES: '8', RANGE_SIZE: '4096' }));
-        assert.deepEqual(plan.input, { difficulty: 20, blocks: 2, range_size: 4096, parallel_ranges: 8 });
+        assert.deepEqual(plan.input, { difficulty: 20, blocks: 2, range_size: 4096, parallel_ranges: 8, work_limit: 16 * 2 * 2 ** 20, time_limit_seconds: 7200 });
         // Replayed under other settings (none are read by the orchestrator), the recorded input decides.
         const chain = serialChain(10, 2);
         const run = drive(mineChainOrchestrator(), { input: { difficulty: 10, blocks: 2, range_size: 64, parallel_ranges: 3 }, answer: syncMineBlock });
@@ -392,4 +393,32 @@ describe('MineChain with ranges in flight (parallel_ranges)', () => {
             );
         }
     });
+
+    it('stops at its work limit: past work_limit hash attempts it fails with reason work_limit, checked as each range answers', () => {
+        const input = { difficulty: 16, blocks: 2, range_size: 64, parallel_ranges: 2, work_limit: 640 };
+        let run: ReturnType<typeof drive> | undefined;
+        assert.throws(
+            () => (run = drive(mineChainOrchestrator(16, 64), { input, answer: syncMineBlock })),
+            (error: unknown) => error instanceof LimitReached && error.reason === 'work_limit' && /did 640 hash attempts, its work limit of 640/.test(error.message)
+        );
+        assert.equal(run, undefined);
+        // Within its limits (16 × the expected attempts, as a start sets it) the same chain is the sequential one.
+        const within = drive(mineChainOrchestrator(16, 64), { input: { ...input, difficulty: 8, work_limit: 16 * 2 * 2 ** 8 }, answer: syncMineBlock });
+        assert.deepEqual((within.output as Mined).blocks, serialChain(8, 2));
+    });
+
+    it('stops at its time limit, on its own clock: past time_limit_seconds it fails with reason time_limit at the next range', () => {
+        // The driver moves the orchestration's clock 100 ms per answered range.
+        const input = { difficulty: 24, blocks: 1, range_size: 64, parallel_ranges: 1, time_limit_seconds: 1 };
+        const dispatched: unknown[] = [];
+        assert.throws(
+            () => drive(mineChainOrchestrator(16, 64), { input, answer: (name, raw) => (dispatched.push(raw), syncMineBlock(name, raw)) }),
+            (error: unknown) => error instanceof LimitReached && error.reason === 'time_limit' && /1 s/.test(error.message)
+        );
+        assert.ok(dispatched.length >= 10 && dispatched.length <= 12, `${dispatched.length} ranges`);
+        // An input without limits (a workflow started before they existed) has none.
+        const { time_limit_seconds: _, ...unlimited } = input;
+        assert.ok(drive(mineChainOrchestrator(16, 64), { input: { ...unlimited, difficulty: 10 }, answer: syncMineBlock }).output);
+    });
 });
+

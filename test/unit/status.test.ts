@@ -1,3 +1,4 @@
+import { LimitReached } from '../../src/jobs/limits';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RESULT } from './helpers/fakes';
@@ -85,6 +86,21 @@ describe('Durable status → tool status', () => {
             error: 'Invalid MineBlock input: difficulty must be an integer from 0 to 32',
             next: 'Do not poll again. Tell the user that mining failed and why; call start_mining again only if they want to retry.',
         });
+    });
+
+    it('Failed at a limit is failed with that reason, the limit\'s sentence, and a next that says to retry', () => {
+        for (const [error, reason] of [
+            [new LimitReached('work_limit', 'The workflow did 640 hash attempts, its work limit of 640, without finishing, and was stopped.'), 'work_limit'],
+            [new LimitReached('time_limit', 'The workflow ran longer than its time limit of 1 s (MAX_WORKFLOW_SECONDS) and was stopped.'), 'time_limit'],
+        ] as const) {
+            // As the host stores it: the orchestrator's failure wrapping the error's text, details after a line break.
+            const output = `Orchestrator function 'MineChain' failed: ${String(error)} \n {"$type":"System.Exception"}`;
+            const status = toWorkflowStatus(ID, durable('Failed', { output }), OPTIONS);
+            assert.equal(status.status, 'failed');
+            assert.equal(status.status === 'failed' && status.reason, reason);
+            assert.equal(status.status === 'failed' && status.error, error.message.replace(`${reason}: `, ''));
+            assert.match(status.status === 'failed' ? status.next : '', /^Do not poll again\. .*call start_mining again/);
+        }
     });
 
     it('Terminated by cancel_mining is failed/cancelled', () => {

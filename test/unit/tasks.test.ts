@@ -9,7 +9,7 @@ import { cancelReason, type DurableStatusLike } from '../../src/workflow/durable
 
 const CANCEL_REASON = cancelReason('cancel_mining');
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
-import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
+import { committed, FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
 import { connectInMemory } from './helpers/inMemoryClient';
 
@@ -67,7 +67,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         const started = backend.calls.find((c) => c.method === 'startNew');
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4, task_ttl_ms: 60_000 });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4, work_limit: 16 * 4 * 2 ** 12, time_limit_seconds: 7200, task_ttl_ms: 60_000 });
         assert.match(task.taskId, /^shared-/);
         assert.deepEqual(task, {
             taskId: options.instanceId,
@@ -101,7 +101,7 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         assert.deepEqual(kinds, ['taskCreated', 'taskStatus', 'result']);
         assert.ok(result);
         const id = (result.structuredContent as { workflow_id: string }).workflow_id;
-        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT, expected_attempts: 2 ** 8 });
+        assert.deepEqual(result.structuredContent, { status: 'completed', workflow_id: id, result: RESULT, ...committed(2 ** 8) });
         assert.equal(result.isError, false);
         assert.deepEqual(result.content[1], {
             type: 'resource_link',

@@ -8,7 +8,7 @@ import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
-import { FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId } from './helpers/fakes';
+import { committed, FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
@@ -105,8 +105,8 @@ describe('tools/list', () => {
         assert.deepEqual(statusEnum('cancel_mining'), ['completed', 'running', 'failed', 'not_found']);
         for (const tool of tools) {
             const props = Object.keys(tool.outputSchema?.properties ?? {}).sort();
-            const own = tool.name === 'start_mining' ? ['expected_attempts'] : [];
-            assert.deepEqual(props, ['error', ...own, 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id']);
+            const own = tool.name === 'start_mining' ? ['expected_attempts', 'max_attempts', 'time_limit_seconds'] : [];
+            assert.deepEqual(props, ['error', ...own, 'next', 'poll_after_seconds', 'progress', 'reason', 'result', 'status', 'truncated', 'workflow_id'].sort());
         }
         // start_mining is also an MCP task tool; a plain call keeps its budgeted wait.
         assert.deepEqual(byName.get('start_mining')?.execution, { taskSupport: 'optional' });
@@ -126,8 +126,8 @@ describe('start_mining', () => {
         const [name, options] = started?.args as [string, { instanceId: string; input: unknown }];
         assert.equal(name, 'MineChain');
         assert.ok(isWellFormedWorkflowId(options.instanceId));
-        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4 });
-        assert.deepEqual(status, { status: 'completed', workflow_id: options.instanceId, result: RESULT, expected_attempts: 4 * 2 ** 12 });
+        assert.deepEqual(options.input, { difficulty: 12, blocks: 4, range_size: 2 ** 23, parallel_ranges: 4, work_limit: 16 * 4 * 2 ** 12, time_limit_seconds: 7200 });
+        assert.deepEqual(status, { status: 'completed', workflow_id: options.instanceId, result: RESULT, ...committed(4 * 2 ** 12) });
     });
 
     it('passes the arguments given, and starts a new workflow every call', async () => {
@@ -138,8 +138,8 @@ describe('start_mining', () => {
         assert.notEqual(first.workflow_id, second.workflow_id);
         const inputs = durable.calls.filter((c) => c.method === 'startNew').map((c) => (c.args[1] as { input: unknown }).input);
         assert.deepEqual(inputs, [
-            { difficulty: 0, blocks: 16, range_size: 2 ** 23, parallel_ranges: 4 },
-            { difficulty: 32, blocks: 1, range_size: 2 ** 23, parallel_ranges: 4 },
+            { difficulty: 0, blocks: 16, range_size: 2 ** 23, parallel_ranges: 4, work_limit: 16 * 16, time_limit_seconds: 7200 },
+            { difficulty: 32, blocks: 1, range_size: 2 ** 23, parallel_ranges: 4, work_limit: 16 * 2 ** 32, time_limit_seconds: 7200 },
         ]);
     });
 
@@ -159,7 +159,7 @@ describe('start_mining', () => {
             poll_after_seconds: 5,
             next: `Call get_mining_result with workflow_id "${id}" in about 5 seconds.`,
             progress: { blocks_done: 2, blocks_total: 4 },
-            expected_attempts: 4 * 2 ** 12,
+            ...committed(4 * 2 ** 12),
         });
         // The whole budget was used, and not a moment more.
         assert.equal(clock.time, CONFIG.waitBudgetSeconds * 1000);

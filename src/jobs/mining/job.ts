@@ -14,6 +14,13 @@ export function expectedAttempts(blocks: number, difficulty: number): number {
     return blocks * 2 ** difficulty;
 }
 
+/**
+ * The most attempts a run may make, as a multiple of its expected attempts. A block's attempts are geometric, so one
+ * block reaches 16 times its expected attempts with probability e^-16, about 1 in 9 million, and a chain of several
+ * blocks less often still (docs/contract.md, "Limits").
+ */
+export const WORK_LIMIT_FACTOR = 16;
+
 function startDescription(config: Config): string {
     return (
         'Mines a chain of SHA-256 proof-of-work blocks as a durable background workflow, waiting up to ' +
@@ -121,7 +128,14 @@ export const MINING: JobDefinition = {
         const { difficulty, blocks } = miningArgs(args);
         return {
             // Recorded at start, so a changed setting never changes this run or its replay.
-            input: { difficulty, blocks, range_size: config.rangeSize, parallel_ranges: config.parallelRanges },
+            input: {
+                difficulty,
+                blocks,
+                range_size: config.rangeSize,
+                parallel_ranges: config.parallelRanges,
+                work_limit: Math.min(Number.MAX_SAFE_INTEGER, WORK_LIMIT_FACTOR * expectedAttempts(blocks, difficulty)),
+                time_limit_seconds: config.maxWorkflowSeconds,
+            },
             matchOn: ['difficulty', 'blocks'],
             cost: expectedAttempts(blocks, difficulty),
             initialProgress: { blocks_done: 0, blocks_total: blocks } satisfies Progress,
@@ -139,6 +153,10 @@ export const MINING: JobDefinition = {
             const parsed = workSchema.safeParse(input);
             return parsed.success ? expectedAttempts(parsed.data.blocks, parsed.data.difficulty) : undefined;
         },
+    },
+    workLimitField: {
+        name: 'max_attempts',
+        description: `Set by start_mining and tasks/result: the most hash attempts the workflow may make (${WORK_LIMIT_FACTOR} × expected_attempts); past it, it ends failed with reason work_limit.`,
     },
     result: {
         schema: miningResultSchema as z.ZodType<JobResult>,

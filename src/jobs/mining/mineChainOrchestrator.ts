@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
+import { checkTime, checkWork, limitsSchema, type Limits } from '../limits';
 import { rangeWindow } from '../rangeWindow';
 import { GENESIS } from './hashRule';
 import {
@@ -35,6 +36,7 @@ function inputSchema(maxBlocks: number) {
         blocks: z.number().int().min(1).max(maxBlocks),
         range_size: z.number().int().min(1).max(NONCE_RANGE_SIZE).optional(),
         parallel_ranges: z.number().int().min(1).max(PARALLEL_RANGES_LIMIT).optional(),
+        ...limitsSchema.shape,
     });
 }
 
@@ -64,8 +66,11 @@ export function mineChainOrchestrator(maxBlocks: number = BLOCKS_LIMIT, legacyRa
 
         const blocks: Block[] = [];
         let previousHash = GENESIS;
+        // The limits are checked each time a range answers without a nonce (src/jobs/limits.ts).
+        const bounds = { limits: parsed.data as Limits, startedAt, attemptsBefore: 0 };
         for (let index = 0; index < blocksTotal; index++) {
-            const block: Block = yield* mineBlock(context, { index, previous_hash: previousHash, difficulty }, rangeSize, parallelRanges);
+            const block: Block = yield* mineBlock(context, { index, previous_hash: previousHash, difficulty }, rangeSize, parallelRanges, bounds);
+            bounds.attemptsBefore += block.nonce + 1;
             blocks.push(block);
             previousHash = block.hash;
             context.df.setCustomStatus(progress(index + 1));
@@ -90,7 +95,13 @@ type BlockTask = Pick<MineBlockInput, 'index' | 'previous_hash' | 'difficulty'>;
  * custom status set right after this returns is what tells the ranges still running above the hit to stop
  * (src/jobs/endWatch.ts).
  */
-function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: number, width: number): Generator<Task, Block, unknown> {
+function* mineBlock(
+    context: OrchestrationContext,
+    task: BlockTask,
+    rangeSize: number,
+    width: number,
+    bounds: { limits: Limits; startedAt: number; attemptsBefore: number }
+): Generator<Task, Block, unknown> {
     const { index, previous_hash } = task;
     const rangeOf = (k: number) => ({ start: k * rangeSize, end: Math.min((k + 1) * rangeSize, Number.MAX_SAFE_INTEGER) });
     const block = yield* rangeWindow<Block>(context, {
@@ -114,6 +125,9 @@ function* mineBlock(context: OrchestrationContext, task: BlockTask, rangeSize: n
                     return block;
                 }
             } else if (found.start === start && found.end === end) {
+                // Ranges are taken in order, so every nonce below `end` of this block has been tried.
+                checkWork(bounds.limits, bounds.attemptsBefore + end, 'hash attempts');
+                checkTime(bounds.limits, bounds.startedAt, context.df.currentUtcDateTime.getTime());
                 return undefined;
             }
             throw new Error(`MineBlock answered for another block or range than block ${index}, nonces [${start}, ${end})`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
+import { checkTime, limitsSchema } from '../limits';
 import { rangeWindow } from '../rangeWindow';
 import {
     BELOW_LIMIT,
@@ -24,6 +25,7 @@ const inputSchema = z.object({
     below: z.number().int().min(2).max(BELOW_LIMIT),
     segment_size: z.number().int().min(1).max(SEGMENT_LIMIT),
     in_flight: z.number().int().min(1).max(IN_FLIGHT_LIMIT),
+    ...limitsSchema.shape,
 });
 
 export function countPrimesOrchestrator(): OrchestrationHandler {
@@ -55,6 +57,8 @@ export function countPrimesOrchestrator(): OrchestrationHandler {
                 }
                 count += answer.data.count;
                 context.df.setCustomStatus(progress(index + 1));
+                // Its work is fixed by `below` (the plan's cost); its time is bounded here (src/jobs/limits.ts).
+                if (index + 1 < total) checkTime(parsed.data, startedAt, context.df.currentUtcDateTime.getTime());
                 return undefined;
             },
         });

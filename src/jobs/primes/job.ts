@@ -85,7 +85,7 @@ export const COUNT_PRIMES_JOB: JobDefinition = {
         const { below } = belowSchema.parse(args);
         return {
             // PARALLEL_RANGES as the workflow starts; the setting's bound (16) is IN_FLIGHT_LIMIT.
-            input: { below, segment_size: SEGMENT_SIZE, in_flight: config.parallelRanges },
+            input: { below, segment_size: SEGMENT_SIZE, in_flight: config.parallelRanges, time_limit_seconds: config.maxWorkflowSeconds },
             matchOn: ['below'],
             cost: below,
             initialProgress: { segments_done: 0, segments_total: segmentsOf(below, SEGMENT_SIZE) } satisfies PrimeProgress,

@@ -8,7 +8,7 @@ import { checkArguments } from '../tools/argumentErrors';
 import { running, toWorkflowStatus } from '../statusObjects';
 import { task2026, taskAsStarted, taskOptions, toTask } from '../taskModel';
 import { statusResult, toolError } from '../toolResults';
-import { startTask, withCost } from '../tools/startTool';
+import { commitment, startTask, withCost } from '../tools/startTool';
 import type { ToolCall } from '../tools/toolDefinition';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
@@ -83,9 +83,10 @@ async function startAsTask({ job }: ServedTool, deps: ToolDeps, args: StartArgs)
         durable === undefined
             ? running(job, workflowId, pollAfterSeconds, plan.initialProgress)
             : toWorkflowStatus(job, workflowId, durable, { pollAfterSeconds, initialProgress: plan.initialProgress });
-    const answer = statusResult(job, withCost(job, status, plan.cost), maxResultChars);
-    // What the run costs in _meta, as for a 2025 task; the TypeScript type of a tool result does not know resultType.
-    const meta = job.costField === undefined ? {} : { _meta: { [job.costField.name]: plan.cost } };
+    const answer = statusResult(job, withCost(job, status, plan.input, plan.cost), maxResultChars);
+    // What the run committed in _meta, as for a 2025 task; the TypeScript type of a tool result does not know resultType.
+    const committed = commitment(job, plan.input, plan.cost);
+    const meta = Object.keys(committed).length === 0 ? {} : { _meta: committed };
     return { ...answer, resultType: 'task', ...task2026(task), ...meta } as unknown as CallToolResult;
 }
 

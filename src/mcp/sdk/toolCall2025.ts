@@ -5,7 +5,7 @@ import type { ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { taskAsStarted, taskOptions, toTask } from '../taskModel';
 import { checkArguments } from '../tools/argumentErrors';
-import { startTask } from '../tools/startTool';
+import { commitment, startTask } from '../tools/startTool';
 import type { StartArgs } from '../../jobs/job';
 import { errorCode, messageOf, rpcError } from './errorsSaidOnce';
 import { resultForClient } from './resourceLinks';
@@ -58,6 +58,7 @@ async function createTask({ job }: ServedTool, args: StartArgs, deps: ToolDeps, 
     const { workflowId, ttlMs, plan, durable } = started;
     const options = taskOptions(deps);
     const task = durable === undefined ? taskAsStarted(job, workflowId, ttlMs, plan.initialProgress, options) : toTask(job, workflowId, durable, options);
-    // What the run costs, in the answer that commits it (a Task has no field of its own for it).
-    return { task, ...(job.costField === undefined ? {} : { _meta: { [job.costField.name]: plan.cost } }) };
+    // What the run committed, in the answer that commits it (a Task has no field of its own for it).
+    const committed = commitment(job, plan.input, plan.cost);
+    return { task, ...(Object.keys(committed).length === 0 ? {} : { _meta: committed }) };
 }

@@ -6,6 +6,7 @@ import { running, toWorkflowStatus, type StartStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
 import type { JobDefinition, StartArgs, StartPlan } from '../../jobs/job';
+import { limitsSchema, type Limits } from '../../jobs/limits';
 import { systemClock } from '../../workflow/budgetedWait';
 import type { DurableStatusLike } from '../../workflow/durableStatus';
 import type { StartRefusal } from '../../workflow/startRefusal';
@@ -71,14 +72,28 @@ export function startTool(job: JobDefinition, config: Config): ToolDefinition {
                     outcome.last === undefined
                         ? running(job, workflowId, config.pollAfterSeconds, plan.initialProgress)
                         : toWorkflowStatus(job, workflowId, outcome.last, options);
-                return statusResult(job, withCost(job, status, plan.cost), config.maxResultChars);
+                return statusResult(job, withCost(job, status, plan.input, plan.cost), config.maxResultChars);
             }),
     };
 }
 
-/** The status with what the run costs, when the job reports that. */
-export function withCost(job: JobDefinition, status: StartStatus, cost: number | undefined): StartStatus {
-    return job.costField === undefined || cost === undefined ? status : { ...status, [job.costField.name]: cost };
+/**
+ * What a start committed, as its answers say it, from the workflow's input: the expected work (the job's cost
+ * field), the most work it may do, and the longest it may run (src/jobs/limits.ts).
+ */
+export function commitment(job: JobDefinition, input: unknown, cost: number | undefined = job.costField?.of(input)): Record<string, number> {
+    const parsed = limitsSchema.safeParse(input);
+    const limits: Limits = parsed.success ? parsed.data : {};
+    return {
+        ...(job.costField === undefined || cost === undefined ? {} : { [job.costField.name]: cost }),
+        ...(job.workLimitField === undefined || limits.work_limit === undefined ? {} : { [job.workLimitField.name]: limits.work_limit }),
+        ...(limits.time_limit_seconds === undefined ? {} : { time_limit_seconds: limits.time_limit_seconds }),
+    };
+}
+
+/** The status with what the run committed. */
+export function withCost(job: JobDefinition, status: StartStatus, input: unknown, cost?: number): StartStatus {
+    return { ...status, ...commitment(job, input, cost) };
 }
 
 /**

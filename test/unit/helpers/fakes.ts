@@ -152,3 +152,8 @@ export function pageOfInstances(all: readonly DurableStatusLike[], query: Instan
     const next = offset + instances.length;
     return next < matches.length ? { instances, continuationToken: String(next) } : { instances };
 }
+
+/** What a default start_mining answer says it committed for `expected` expected attempts (src/mcp/tools/startTool.ts). */
+export function committed(expected: number): { expected_attempts: number; max_attempts: number; time_limit_seconds: number } {
+    return { expected_attempts: expected, max_attempts: 16 * expected, time_limit_seconds: 7200 };
+}
