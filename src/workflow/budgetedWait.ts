@@ -1,9 +1,9 @@
 /**
  * Polls until a value is final or a time budget runs out: each status read is a storage transaction (or a scheduler
  * request) in Azure, so a wait spends few. The pauses grow by 1.4 from 15 ms for about the first second (a short run
- * is seen soon after its end), then stay at 640 ms: a block's remaining time is memoryless, so past the first second
- * an end is as likely at any moment, and even pauses see it soonest on average (320 ms) for the reads spent. A 20 s
- * wait makes at most 40 reads (bench/statusReads.ts and bench/completionLag.ts measure reads and lag on both Durable
+ * is seen soon after its end), then stay at 680 ms: a block's remaining time is memoryless, so past the first second
+ * an end is as likely at any moment, and even pauses see it soonest on average (340 ms) for the reads spent. A 20 s
+ * wait makes 39 reads, at most 40 with timers that fire a little early (bench/statusReads.ts and bench/completionLag.ts measure reads and lag on both Durable
  * backends). The budget is a hard limit: no sleep and no read runs past it.
  */
 
@@ -37,7 +37,7 @@ export interface BackoffOptions {
     maxDelayMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 15, factor: 1.4, maxDelayMs: 640 };
+export const DEFAULT_BACKOFF: BackoffOptions = { firstDelayMs: 15, factor: 1.4, maxDelayMs: 680 };
 
 /** The most status reads DEFAULT_BACKOFF may make in a 20 s wait (held by a unit test). */
 export const MAX_READS_PER_20_S = 40;
