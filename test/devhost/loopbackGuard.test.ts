@@ -29,6 +29,9 @@ describe('loopbackGuard', () => {
         assert.equal(foreignRequestRefusal({ host: '192.168.1.5:7' }, false), undefined);
         assert.equal(foreignRequestRefusal({ host: '192.168.1.5:7', origin: 'http://192.168.1.5:7' }, false), undefined);
         assert.equal(foreignRequestRefusal({ host: '192.168.1.5:7', origin: 'https://attacker.example' }, false), FOREIGN_ORIGIN);
+        // Another port of the same machine is another origin: a page served there is not the host's own.
+        assert.equal(foreignRequestRefusal({ host: '192.168.1.5:7', origin: 'http://192.168.1.5:8' }, false), FOREIGN_ORIGIN);
+        assert.equal(foreignRequestRefusal({ host: '192.168.1.5:7', origin: 'http://192.168.1.5' }, false), FOREIGN_ORIGIN);
     });
 
     it('knows a loopback socket address, IPv4-mapped included', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OrchestrationContext } from 'durable-functions';
+import { ACTIVITY_MAX_ATTEMPTS, retryDelayMs } from '../../src/jobs/activityRetry';
 import { rangeWindow } from '../../src/jobs/rangeWindow';
 import { drive, highestFirst, lowestFirst, type FakeTask, type PickNext } from './helpers/windowDriver';
 
@@ -122,6 +123,36 @@ describe('rangeWindow', () => {
         assert.deepEqual(run.yields.slice(0, 4), ['task', 'any(3)', 'task', 'any(1+timer)']);
         assert.equal(run.inFlightSnapshots[0]?.length, 1);
         assert.equal(run.maxInFlight, 3);
+    });
+
+    it('retries a piece that fails once: a durable timer exactly 2 s on, then a new call for that piece, and the window goes on', () => {
+        const taken: number[] = [];
+        let failed = false;
+        const answer = (name: string, input: unknown) => {
+            if ((input as { index: number }).index === 2 && !failed) {
+                failed = true;
+                throw new Error('piece 2 failed once');
+            }
+            return echo(name, input);
+        };
+        const run = drive(windowOrchestrator(1, 4, taken), { input: null, answer });
+        assert.deepEqual(taken, [0, 1, 2, 3]);
+        assert.deepEqual(indices(run.dispatched), [0, 1, 2, 2, 3], 'piece 2 called again, after its timer');
+        assert.deepEqual(run.timerDelays, [retryDelayMs(1)]);
+        assert.equal(retryDelayMs(1), 2000);
+    });
+
+    it('fails the window after the last attempt of a piece that always fails, the retries exactly 2 s then 4 s apart', () => {
+        const dispatched: unknown[] = [];
+        const delays: number[] = [];
+        const answer = (name: string, input: unknown) => {
+            dispatched.push(input);
+            if ((input as { index: number }).index === 1) throw new Error('piece 1 always fails');
+            return echo(name, input);
+        };
+        assert.throws(() => drive(windowOrchestrator(1, 3, []), { input: null, answer, onTimer: (ms) => delays.push(ms) }), /piece 1 always fails/);
+        assert.deepEqual(indices(dispatched), [0, 1, 1, 1], `${ACTIVITY_MAX_ATTEMPTS} attempts of piece 1, none of piece 2`);
+        assert.deepEqual(delays, [2000, 4000]);
     });
 
     it('refuses a width that is not a positive integer', () => {

@@ -17,6 +17,8 @@ export interface FakeTask {
     isCompleted: boolean;
     isFaulted: boolean;
     result?: unknown;
+    /** A timer's due time, in ms after the orchestration's clock when it was created. */
+    dueInMs?: number;
 }
 
 /** Which activity in flight answers next, given them in the order they were dispatched. */
@@ -30,6 +32,8 @@ export interface DriveOptions {
     /** The activity's answer; a thrown error fails the task. */
     answer: (name: string, input: unknown) => unknown;
     pick?: PickNext;
+    /** Told of every timer scheduled, by how long after its creation it is due (seen even when the run throws). */
+    onTimer?: (dueInMs: number) => void;
 }
 
 export interface DriveRecord {
@@ -46,6 +50,8 @@ export interface DriveRecord {
     inFlightSnapshots: unknown[][];
     /** Activities dispatched and never answered when the generator ended. */
     leftRunning: unknown[];
+    /** Every timer scheduled, by how long after its creation it was due. */
+    timerDelays: number[];
 }
 
 export function fakeWindowContext(input: unknown) {
@@ -56,7 +62,7 @@ export function fakeWindowContext(input: unknown) {
         getInput: () => input,
         setCustomStatus: (status: unknown) => customStatuses.push(status),
         callActivity: (name: string, activityInput: unknown) => task({ kind: 'activity', name, input: activityInput }),
-        createTimer: (_at: Date) => task({ kind: 'timer' }),
+        createTimer: (at: Date) => task({ kind: 'timer', dueInMs: at.getTime() - df.currentUtcDateTime.getTime() }),
         Task: { any: (children: FakeTask[]) => task({ kind: 'any', children }) },
     };
     return { context: { df } as unknown as OrchestrationContext, df, customStatuses };
@@ -66,7 +72,7 @@ export function fakeWindowContext(input: unknown) {
 export function drive(orchestrator: (context: OrchestrationContext) => Generator<unknown, unknown, unknown>, options: DriveOptions): DriveRecord {
     const pick = options.pick ?? lowestFirst;
     const { context, df, customStatuses } = fakeWindowContext(options.input);
-    const record: DriveRecord = { output: undefined, dispatched: [], answered: [], yields: [], customStatuses, maxInFlight: 0, inFlightSnapshots: [], leftRunning: [] };
+    const record: DriveRecord = { output: undefined, dispatched: [], answered: [], yields: [], customStatuses, maxInFlight: 0, inFlightSnapshots: [], leftRunning: [], timerDelays: [] };
     const inFlight: FakeTask[] = [];
     const timers: FakeTask[] = [];
     const settle = (t: FakeTask, failed: boolean, result: unknown) => {
@@ -82,7 +88,11 @@ export function drive(orchestrator: (context: OrchestrationContext) => Generator
             record.dispatched.push(t.input);
             record.maxInFlight = Math.max(record.maxInFlight, inFlight.length);
             record.inFlightSnapshots.push(inFlight.map((f) => f.input));
-        } else if (t.kind === 'timer') timers.push(t);
+        } else if (t.kind === 'timer') {
+            timers.push(t);
+            record.timerDelays.push(t.dueInMs ?? 0);
+            options.onTimer?.(t.dueInMs ?? 0);
+        }
     };
     const isDone = (t: FakeTask): boolean =>
         t.kind === 'any' ? (t.children ?? []).some((child) => child.isCompleted || child.isFaulted) : t.isCompleted || t.isFaulted;
