@@ -216,10 +216,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
 
 function describeIssue(issue: z.core.$ZodIssue): string {
     switch (issue.code) {
+        // A list's bound says its own sentence (ENABLED_JOBS: "must name at least one of …"); a number's is said here.
         case 'too_small':
-            return `must be at least ${String(issue.minimum)}`;
+            return issue.origin === 'array' ? issue.message : `must be at least ${String(issue.minimum)}`;
         case 'too_big':
-            return `must be at most ${String(issue.maximum)}`;
+            return issue.origin === 'array' ? issue.message : `must be at most ${String(issue.maximum)}`;
         case 'invalid_type':
             return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected}`;
         default:

@@ -92,6 +92,9 @@ describe('configuration', () => {
     it('ENABLED_JOBS: a comma list of known jobs, mining alone by default; an unknown job stops the app', () => {
         assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: ' ' }).enabledJobs, ['mining']);
         assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: 'count_primes, mining,count_primes' }).enabledJobs, ['count_primes', 'mining']);
+        // An empty entry (a trailing or doubled comma) is no job; a list of nothing but commas names none, and stops the app.
+        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: 'mining,,count_primes,' }).enabledJobs, ['mining', 'count_primes']);
+        assert.throws(() => parseConfig({ ...BASE, ENABLED_JOBS: ',,' }), /ENABLED_JOBS must name at least one of mining, count_primes/);
         assert.throws(
             () => parseConfig({ ...BASE, ENABLED_JOBS: 'mining,sorting' }),
             /ENABLED_JOBS must list jobs from mining, count_primes, separated by commas \(got "mining,sorting"\)/

@@ -92,6 +92,8 @@ describe('Origin and Host validation', () => {
         const config = parseConfig({ TASKHUB_NAME: 'unittests', ALLOWED_ORIGINS: ' https://Tools.Example , http://localhost:6274,,' });
         assert.deepEqual(config.allowedOrigins, ['https://tools.example', 'http://localhost:6274']);
         assert.deepEqual(parseConfig({ TASKHUB_NAME: 'unittests' }).allowedOrigins, []);
+        // A doubled comma in the middle is no origin either.
+        assert.deepEqual(parseConfig({ TASKHUB_NAME: 'unittests', ALLOWED_ORIGINS: 'https://a.example,,https://b.example' }).allowedOrigins, ['https://a.example', 'https://b.example']);
         assert.throws(() => parseConfig({ TASKHUB_NAME: 'unittests', ALLOWED_ORIGINS: 'tools.example' }), /ALLOWED_ORIGINS/);
         assert.throws(() => parseConfig({ TASKHUB_NAME: 'unittests', ALLOWED_ORIGINS: 'https://tools.example/app' }), /ALLOWED_ORIGINS/);
     });

@@ -11,7 +11,7 @@ import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowCli
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
-import { FakeClock, MemoryLog, notFoundOnRead } from './helpers/fakes';
+import { FakeClock, MemoryLog, notFoundOnRead, serverError } from './helpers/fakes';
 import { until } from '../support/until';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -72,6 +72,22 @@ describe('MAX_WORK: the expected attempts of one call', () => {
         assert.equal(result.isError, true);
         assert.match(text(result), /MAX_WORK/);
         await assert.rejects(startTask({ difficulty: 19, blocks: 4 }));
+        assert.equal(backend.count('startNew'), 0);
+    });
+});
+
+describe('MAX_WORK at its bound, through the tool', () => {
+    it('serves a start whose expected attempts are exactly MAX_WORK, and refuses one a single attempt over it', async () => {
+        // 3 blocks at difficulty 10: 3072 expected attempts.
+        const exactly = await connect(new MemoryBackend(), ALICE, parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_WORK: '3072' }));
+        const served = await exactly.call({ difficulty: 10, blocks: 3 });
+        assert.notEqual(served.isError, true, text(served));
+        assert.equal((served.structuredContent as { expected_attempts?: number }).expected_attempts, 3072);
+        const backend = new MemoryBackend();
+        const under = await connect(backend, ALICE, parseConfig({ TASKHUB_NAME: 'unittests', WAIT_BUDGET_SECONDS: '0', MAX_WORK: '3071' }));
+        const refused = await under.call({ difficulty: 10, blocks: 3 });
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /3072 expected attempts .*MAX_WORK = 3071/);
         assert.equal(backend.count('startNew'), 0);
     });
 });
@@ -189,6 +205,29 @@ describe('a keyed duplicate at the cap', () => {
         assert.equal(backend.instances.get(id)?.runtimeStatus, 'Running');
         // And a new start now meets the cap.
         assert.match(text(await alice.call({ difficulty: 4, blocks: 1 })), /MAX_ACTIVE_WORKFLOWS = 3/);
+    });
+
+    it('one below the cap, its key\'s workflow appearing between the find and the admit, every read after failing: the cap is not what it is told', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        for (let i = 0; i < 2; i++) assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const id = keyedWorkflowId(ALICE, 'late');
+        const read = backend.getStatus.bind(backend);
+        let reads = 0;
+        backend.getStatus = async (instanceId) => {
+            if (instanceId !== id) return read(instanceId);
+            reads++;
+            if (reads > 1) throw serverError();
+            // The find sees nothing; a racing call with the key starts its workflow right after.
+            backend.seed(id, { name: 'MineChain', input: { difficulty: 4, blocks: 1 } });
+            throw notFoundOnRead(instanceId);
+        };
+        const result = await alice.call({ difficulty: 4, blocks: 1, idempotency_key: 'late' });
+        // Its own workflow is not counted against it (3 running, 2 others): admitted, it cannot read its key again, and says so.
+        assert.equal(result.isError, true);
+        assert.doesNotMatch(text(result), /MAX_ACTIVE_WORKFLOWS/);
+        assert.match(text(result), /did not answer/);
+        assert.equal(backend.count('startNew'), 2, 'nothing started over the key\'s workflow');
     });
 });
 
