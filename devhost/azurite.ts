@@ -327,6 +327,22 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
     });
 }
 
+/**
+ * `count` distinct ports that were free a moment ago: the OS may hand the same free port to two calls in a row
+ * (seen: blob and table given one port, EADDRINUSE), so repeats are asked again.
+ */
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+    const ports = new Set<number>();
+    while (ports.size < count) ports.add(await freePort(host));
+    return [...ports];
+}
+
+/** Three distinct free ports for an Azurite's blob, queue and table services. */
+export async function freeAzuritePorts(): Promise<{ blob: number; queue: number; table: number }> {
+    const [blob, queue, table] = (await freePorts(3)) as [number, number, number];
+    return { blob, queue, table };
+}
+
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { freePort, identify, isListening, startAzurite } from '../../devhost/azurite';
+import { freeAzuritePorts, identify, isListening, startAzurite } from '../../devhost/azurite';
 import type { LogRecord } from '../../devhost/logger';
 
 /**
@@ -14,12 +14,7 @@ import type { LogRecord } from '../../devhost/logger';
  * after the start said once.
  */
 
-async function threePorts(): Promise<{ blob: number; queue: number; table: number }> {
-    const ports = new Set<number>();
-    while (ports.size < 3) ports.add(await freePort());
-    const [blob, queue, table] = [...ports] as [number, number, number];
-    return { blob, queue, table };
-}
+const threePorts = freeAzuritePorts;
 
 function listen(server: Server, port: number): Promise<void> {
     return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve()));

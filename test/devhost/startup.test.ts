@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { freePort, isListening, startAzurite } from '../../devhost/azurite';
+import { freeAzuritePorts, freePorts, isListening, startAzurite } from '../../devhost/azurite';
 import { applyLocalSettings, readHostSettings, SettingsError } from '../../devhost/settings';
 import { fixtureApp, repoRoot, spawnHost } from '../support/spawnHost';
 import { uniqueHubName } from '../support/testAzurite';
@@ -27,12 +27,6 @@ function appCopy(name: string): string {
     return dir;
 }
 
-/** `n` distinct ports that were free a moment ago. */
-async function freePorts(n: number): Promise<number[]> {
-    const ports = new Set<number>();
-    while (ports.size < n) ports.add(await freePort());
-    return [...ports];
-}
 
 describe('settings, as func start reads them', () => {
     test('local.settings.json Values fill the environment, and a variable already set wins', () => {
@@ -82,7 +76,7 @@ describe('settings, as func start reads them', () => {
 describe('Azurite from node_modules', () => {
     test('starts with its data in the given folder, and a second start reuses the running one', async () => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-start-'));
-        const ports = { blob: await freePort(), queue: await freePort(), table: await freePort() };
+        const ports = await freeAzuritePorts();
         const first = await startAzurite({ location, ports });
         try {
             assert.equal(first.started, true);

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePort } from '../../devhost/azurite';
+import { freePorts } from '../../devhost/azurite';
 import { describeOnEachBackend } from '../support/backends';
 import type { Mined } from '../support/chainCheck';
 import { CHAIN_22 } from '../support/expectedChains';
@@ -39,8 +39,7 @@ describeOnEachBackend('npm start killed with SIGKILL mid-run, then started again
     const location = mkdtempSync(join(tmpdir(), 'azurite-kill-'));
 
     before(async () => {
-        const ports = new Set<number>();
-        while (ports.size < 3) ports.add(await freePort());
+        const ports = await freePorts(3);
         host = await spawnHost({
             app: repoRoot,
             storage: 'azure',

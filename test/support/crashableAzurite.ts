@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, freePort, isListening } from '../../devhost/azurite';
+import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, freeAzuritePorts, isListening } from '../../devhost/azurite';
 
 /**
  * An Azurite this test can kill as a crash would (SIGKILL: no save on the way out, so what it acknowledged
@@ -19,7 +19,7 @@ export interface CrashableAzurite {
 
 export async function startCrashableAzurite(services: 'table' | 'all'): Promise<CrashableAzurite> {
     const location = mkdtempSync(join(tmpdir(), 'azurite-crash-'));
-    const ports = { blob: await freePort(), queue: await freePort(), table: await freePort() };
+    const ports = await freeAzuritePorts();
     const host = '127.0.0.1';
     const script = require.resolve(services === 'table' ? 'azurite/dist/src/table/main.js' : 'azurite/dist/src/azurite.js');
     const args = ['--skipApiVersionCheck', '--silent', '--loose', '--location', location, '--tableHost', host, '--tablePort', String(ports.table)];

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startAzurite, type RunningAzurite } from '../../devhost/azurite';
+import { freeAzuritePorts, startAzurite, type RunningAzurite } from '../../devhost/azurite';
 
 export interface TestAzurite {
     connectionString: string;
@@ -23,7 +23,7 @@ export async function startTestAzurite(services: 'table' | 'all' = 'table'): Pro
     let azurite: RunningAzurite | undefined;
     let ports: { table: number; blob: number; queue: number } | undefined;
     for (let attempt = 0; !azurite; attempt++) {
-        ports = { table: await freePort(), blob: await freePort(), queue: await freePort() };
+        ports = await freeAzuritePorts();
         try {
             azurite = await startAzurite({ services, location, ports });
             if (!azurite.started) throw new Error(`port ${ports.table} was taken meanwhile`);

@@ -16,3 +16,19 @@ export async function until(
         await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
 }
+
+/**
+ * `waiting`, or a rejection naming `what` after `timeoutMs`: for a test that waits for an event (an abort, say), so
+ * that a regression fails in seconds rather than at the per-test timeout. The timer keeps the process alive meanwhile.
+ */
+export async function within<T>(waiting: Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Not within ${timeoutMs} ms: ${what}`)), timeoutMs);
+    });
+    try {
+        return await Promise.race([waiting, late]);
+    } finally {
+        clearTimeout(timer);
+    }
+}

@@ -1,3 +1,4 @@
+import { within } from '../support/until';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
@@ -5,13 +6,9 @@ import { watchForEnd } from '../../src/jobs/endWatch';
 import { blockSuperseded } from '../../src/jobs/mining/contracts';
 
 /** The watch's timers are unref'd on purpose, so a test must keep the process alive while it waits. */
-async function whileAlive<T>(waiting: Promise<T>): Promise<T> {
-    const keepAlive = setInterval(() => undefined, 1000);
-    try {
-        return await waiting;
-    } finally {
-        clearInterval(keepAlive);
-    }
+/** The abort waited for, within a deadline of its own: a watch that never aborts fails the test in seconds. */
+function whileAlive<T>(waiting: Promise<T>): Promise<T> {
+    return within(waiting, 'the watch aborts', 10_000);
 }
 
 describe('watchForEnd', () => {

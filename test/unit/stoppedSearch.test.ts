@@ -6,6 +6,7 @@ import { DurableHttpError } from '../../src/workflow/durableHttpError';
 import { watchForEnd } from '../../src/jobs/endWatch';
 import { mineBlockActivity } from '../../src/jobs/mining/mineBlockActivity';
 import { GENESIS } from '../../src/jobs/mining/hashRule';
+import { within } from '../support/until';
 
 /** The small leaks: a search whose workflow was purged stops, and a stopped search is no failure. */
 
@@ -18,7 +19,7 @@ describe('MineBlock stopped by the end of its workflow', () => {
                 reads++;
                 throw new DurableHttpError('status read', 404);
             }, 1);
-            await once(watch.signal, 'abort');
+            await within(once(watch.signal, 'abort'), 'the watch stops once the instance is gone');
             await new Promise((resolve) => setTimeout(resolve, 20));
             assert.equal(reads, 1);
             watch.stop();
