@@ -56,8 +56,10 @@ const BUDGET = { WAIT_BUDGET_SECONDS: '2' };
 
 /** Flex Consumption's instance sizes (learn.microsoft.com/azure/azure-functions/flex-consumption-plan, "Instance memory"). */
 const FLEX_SOURCE = 'https://learn.microsoft.com/en-us/azure/azure-functions/flex-consumption-plan';
-/** The Durable Task Scheduler's published throughput (one EP2 worker: ~1,400 work items/s, Azure Storage ~250). */
-const DTS_SOURCE = 'https://learn.microsoft.com/en-us/azure/durable-task/scheduler/durable-task-scheduler-work-item-throughput';
+/** The Durable Task Scheduler's SKUs: the Consumption SKU dispatches up to 500 actions per second. */
+const DTS_SOURCE = 'https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-billing';
+/** Activity slots of a 2048 MB Flex Consumption instance, as the staged host.json says (infra/hooks/stage-package.mjs). */
+const SLOTS_2048 = 2;
 /** host.json functionTimeout: a range must stay far below it even on a slow, shared core. */
 const FUNCTION_TIMEOUT_S = 600;
 
@@ -508,11 +510,13 @@ function modelSection(input: SectionInput, costs: Costs, measuredRatio: number):
     const longOne = expected(LONG_CHAIN, params(1, 4, R));
     lines.push(
         `On Azure: Flex Consumption instances of 2048 MB (1 core; 4096 MB have 2: ${FLEX_SOURCE}) at the one-core rate measured here, \`RANGE_SIZE\` ` +
-            `${pow2(R)} (chosen under Defaults below). The Durable Task Scheduler's published throughput, ~1,400 work items/s with one EP2 worker against ~250 for the ` +
-            `Azure Storage provider (${DTS_SOURCE}), is no bound for one workflow: P = 16 ranges of ${fmt(R / rate, 1)} s ask for about ` +
-            `${fmt((16 / (R / rate)) * 3, 0)} work items/s (a range is an activity work item and an orchestrator episode for its answer, plus its share of ` +
-            'the episodes that schedule: about 3). What it does not publish is the latency of one round trip, which is what a workflow feels; the table ' +
-            'takes d_P as measured here on the Azure Storage provider (on Azurite) and, as the bound, d = 0.',
+            `${pow2(R)} (chosen under Defaults below). The scale controller gives one workflow ceil(P / slots) instances, its ranges in ` +
+            `flight over the activity slots per instance (${SLOTS_2048} on a 2048 MB instance, the deployed host.json's maxConcurrentActivityFunctions): ` +
+            'a row with more instances than that is reached only by several workflows at once, and is marked so. The Consumption SKU ' +
+            `of the Durable Task Scheduler that infra/app/scheduler.bicep deploys dispatches up to 500 actions per second (${DTS_SOURCE}), no bound ` +
+            `for one workflow: P = 16 ranges of ${fmt(R / rate, 1)} s ask for about ${fmt((16 / (R / rate)) * 3, 1)} actions/s (a range is scheduled, ` +
+            'its result processed, and its refill timer completed: about 3). What it does not publish is the latency of one round trip, which is ' +
+            'what a workflow feels; the table takes d_P as measured here on the Azure Storage provider (on Azurite) and, as the bound, d = 0.',
         '',
         `| instances N (1 core each) | PARALLEL_RANGES | the measured chain${scale ? ` (${scale.chain.blocks} blocks, difficulty ${scale.chain.difficulty})` : ''} | 4 blocks at difficulty 32 (2^34 expected attempts) | same, d = 0 | speed-up (2^34) | waste, core-s (2^34) |`,
         '|---:|---:|---:|---:|---:|---:|---:|'
@@ -522,8 +526,10 @@ function modelSection(input: SectionInput, costs: Costs, measuredRatio: number):
         const long = expected(LONG_CHAIN, params(n, parallel, R));
         const bound = expected(LONG_CHAIN, params(n, parallel, R, true));
         const shortRun = benchAttempts.length > 0 ? s(modelRun(benchAttempts, params(n, parallel, R)).seconds) : '(not run)';
+        const reach = Math.ceil(parallel / SLOTS_2048);
+        const several = n > reach ? ` (several workflows: one reaches ${reach})` : '';
         lines.push(
-            `| ${n} | ${parallel}${parallel > 16 ? " (above the setting's 16)" : ''} | ${shortRun} | ${s(long.seconds)} | ${s(bound.seconds)} | ${fmt(longOne.seconds / long.seconds, 1)}x | ${fmt(long.wastedCoreSeconds, 0)} |`
+            `| ${n}${several} | ${parallel}${parallel > 16 ? " (above the setting's 16)" : ''} | ${shortRun} | ${s(long.seconds)} | ${s(bound.seconds)} | ${fmt(longOne.seconds / long.seconds, 1)}x | ${fmt(long.wastedCoreSeconds, 0)} |`
         );
     }
     lines.push('', ...defaults.lines, '');

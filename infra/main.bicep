@@ -47,11 +47,94 @@ param principalType string = 'User'
 @description('Durable task hub: the scheduler\'s task hub resource and the app\'s TASKHUB_NAME setting.')
 param taskHubName string = 'mininghub'
 
-// Mirrors the app's default in src/config.ts (a test compares them); override with `azd env set DEFAULT_DIFFICULTY <n>`.
+// The app's own settings (docs/contract.md, "Settings"), each an azd environment value of the same name
+// (`azd env set ENABLED_JOBS mining,count_primes`, then `azd provision`), defaulting to the code's default and
+// bounded as src/config.ts bounds it (test/infra/settings-params.test.ts holds the three to one another).
 @minValue(0)
-@maxValue(32)
-@description('DEFAULT_DIFFICULTY: leading zero bits per block when a client does not choose.')
+@maxValue(64)
+@description('DEFAULT_DIFFICULTY: leading zero bits per block when a client does not choose (at most MAX_DIFFICULTY).')
 param defaultDifficulty int = 27
+
+@minValue(0)
+@maxValue(225)
+@description('WAIT_BUDGET_SECONDS: how long a start waits inline; keep it under your clients\' tool-call timeout.')
+param waitBudgetSeconds int = 20
+
+@minValue(1)
+@maxValue(3600)
+@description('POLL_AFTER_SECONDS: the poll hint in a running answer.')
+param pollAfterSeconds int = 5
+
+@minValue(0)
+@maxValue(64)
+@description('MAX_DIFFICULTY: the largest difficulty accepted from clients.')
+param maxDifficulty int = 32
+
+@minValue(1)
+@maxValue(1000)
+@description('CHAIN_LENGTH: the number of blocks when a client does not choose (at most MAX_BLOCKS).')
+param chainLength int = 4
+
+@minValue(1)
+@maxValue(1000)
+@description('MAX_BLOCKS: the most blocks accepted from clients.')
+param maxBlocks int = 16
+
+@minValue(1000)
+@maxValue(1000000)
+@description('MAX_RESULT_CHARS: the longest status JSON a tool answers with; longer results are cut and marked truncated.')
+param maxResultChars int = 20000
+
+@minValue(1)
+@maxValue(1000)
+@description('MAX_ACTIVE_WORKFLOWS: running workflows per caller (tenant).')
+param maxActiveWorkflows int = 5
+
+@minValue(1)
+@maxValue(10000)
+@description('MAX_ACTIVE_WORKFLOWS_TOTAL: running workflows of all callers together.')
+param maxActiveWorkflowsTotal int = 40
+
+@minValue(1)
+@maxValue(10000)
+@description('MAX_STARTS_PER_MINUTE: starts per caller in any 60 s.')
+param maxStartsPerMinute int = 30
+
+@minValue(1)
+@description('MAX_WORK: the most expected work one start may commit (mining: blocks x 2^difficulty hash attempts).')
+param maxWork int = 17179869184
+
+@minValue(1)
+@maxValue(604800)
+@description('MAX_WORKFLOW_SECONDS: the longest a workflow may run; past it, it ends failed (time_limit).')
+param maxWorkflowSeconds int = 7200
+
+@minValue(1)
+@maxValue(16)
+@description('PARALLEL_RANGES: the most ranges one workflow keeps in flight, spread over instances.')
+param parallelRanges int = 4
+
+@minValue(1024)
+@maxValue(134217728)
+@description('RANGE_SIZE: nonces per MineBlock call.')
+param rangeSize int = 8388608
+
+@description('ALLOWED_ORIGINS: comma-separated browser origins allowed to call /api/mcp beyond the app\'s own host; empty for none.')
+param allowedOrigins string = ''
+
+@minLength(1)
+@description('ENABLED_JOBS: comma-separated jobs whose tools are served, of mining and count_primes.')
+param enabledJobs string = 'mining'
+
+// The registry's job names (src/jobs/jobNames.ts; a test holds the two lists to one).
+var knownJobs = [
+  'mining'
+  'count_primes'
+]
+var requestedJobs = split(replace(enabledJobs, ' ', ''), ',')
+var checkedEnabledJobs = length(intersection(requestedJobs, knownJobs)) == length(union(requestedJobs, [])) && !contains(requestedJobs, '')
+  ? join(union(requestedJobs, []), ',')
+  : fail('ENABLED_JOBS must list jobs from ${join(knownJobs, ', ')}, separated by commas, with no empty entry; got "${enabledJobs}".')
 
 // An empty allow-list makes the scheduler refuse every caller (gRPC 403), so at least one range is required.
 @minLength(1)
@@ -62,13 +145,13 @@ param dtsIpAllowlist string[] = [
 
 // The scale knobs of one workflow's fan-out (docs/deployment.md, "Scale-out on Flex Consumption"). The cap counts
 // on-demand instances per scale group, so the Durable group (orchestrator and MineBlock) has these 40 and the MCP
-// endpoint's HTTP group its own. 40 is the lowest the Flex Consumption page lists (the scaling page now says 1),
-// 1000 the highest.
-// https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#considerations
+// endpoint's HTTP group its own. The lowest is 1, as the event-driven scaling page gives it today (the Flex
+// Consumption page still says 40), so an owner can cap the bill below 40 instances; 1000 is the highest.
 // https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out
+// https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#considerations
 // At the defaults one tenant's ranges in flight (MAX_ACTIVE_WORKFLOWS 5 x PARALLEL_RANGES 4 = 20) stay under it,
-// so a tenant cannot take every instance (a test holds that).
-@minValue(40)
+// so a tenant cannot take every instance (a test holds that); a cap below that lets one tenant's work fill it.
+@minValue(1)
 @maxValue(1000)
 @description('MAXIMUM_INSTANCE_COUNT: the most on-demand Flex Consumption instances per scale group (Durable functions; the MCP endpoint apart). It caps scale-out and so the bill; keep it above MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES so one tenant cannot take every instance.')
 param maximumInstanceCount int = 40
@@ -199,7 +282,24 @@ module functionApp 'app/function-app.bicep' = {
     schedulerEndpoint: scheduler.outputs.endpoint
     // Taken from the scheduler's output, not the parameter, so the hub exists before the app looks for it.
     taskHubName: scheduler.outputs.taskHubName
-    defaultDifficulty: defaultDifficulty
+    appOwnSettings: {
+      WAIT_BUDGET_SECONDS: string(waitBudgetSeconds)
+      POLL_AFTER_SECONDS: string(pollAfterSeconds)
+      DEFAULT_DIFFICULTY: string(defaultDifficulty)
+      MAX_DIFFICULTY: string(maxDifficulty)
+      CHAIN_LENGTH: string(chainLength)
+      MAX_BLOCKS: string(maxBlocks)
+      MAX_RESULT_CHARS: string(maxResultChars)
+      MAX_ACTIVE_WORKFLOWS: string(maxActiveWorkflows)
+      MAX_ACTIVE_WORKFLOWS_TOTAL: string(maxActiveWorkflowsTotal)
+      MAX_STARTS_PER_MINUTE: string(maxStartsPerMinute)
+      MAX_WORK: string(maxWork)
+      MAX_WORKFLOW_SECONDS: string(maxWorkflowSeconds)
+      PARALLEL_RANGES: string(parallelRanges)
+      RANGE_SIZE: string(rangeSize)
+      ALLOWED_ORIGINS: allowedOrigins
+      ENABLED_JOBS: checkedEnabledJobs
+    }
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     alwaysReadyHttpInstances: alwaysReadyHttpInstances

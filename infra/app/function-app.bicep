@@ -17,7 +17,8 @@ param appInsightsName string
 @description('Endpoint of the Durable Task Scheduler, https://<name>.<region>.durabletask.io')
 param schedulerEndpoint string
 param taskHubName string
-param defaultDifficulty int
+@description('The app\'s own settings (SETTING_NAMES in src/config.ts but TASKHUB_NAME), as infra/main.bicep takes them from the azd environment.')
+param appOwnSettings { *: string }
 
 param maximumInstanceCount int
 param instanceMemoryMB int
@@ -69,34 +70,13 @@ var appSettings = {
   DURABLE_TASK_SCHEDULER_CONNECTION_STRING: 'Endpoint=${schedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
   // Activity slots per instance, about 2 per core of its size (512 MB about 0.25 core, 2048 MB 1, 4096 MB 2): the
   // ranges are CPU-bound, so an instance takes what its cores hash and leaves the rest queued, which is what the
-  // scale controller adds instances for (work items / slots). Overrides host.json's 4, which is for a 2-core machine.
+  // scale controller adds instances for (work items / slots). The staged host.json carries the same number
+  // (infra/hooks/stage-package.mjs): the scale controller reads that file, the running host this override.
   AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: instanceMemoryMB >= 4096 ? '4' : instanceMemoryMB >= 2048 ? '2' : '1'
 
-  // The app's own settings (SETTING_NAMES in src/config.ts, validated there at start).
+  // The app's own settings (SETTING_NAMES in src/config.ts, validated there at start): the task hub the scheduler
+  // has, and the rest as main.bicep gives them (each an azd environment value, docs/deployment.md).
   TASKHUB_NAME: taskHubName
-  // Under the 30 s that the strictest common MCP clients wait, and far under functionTimeout and the 230 s HTTP cap.
-  WAIT_BUDGET_SECONDS: '20'
-  POLL_AFTER_SECONDS: '5'
-  DEFAULT_DIFFICULTY: string(defaultDifficulty)
-  MAX_DIFFICULTY: '32'
-  CHAIN_LENGTH: '4'
-  MAX_BLOCKS: '16'
-  // Longest status JSON a tool answers with; the whole result stays readable as a resource.
-  MAX_RESULT_CHARS: '20000'
-  // Work caps per caller (tenant): running workflows at once, starts per minute, and expected attempts (blocks x 2^difficulty) per call.
-  MAX_ACTIVE_WORKFLOWS: '5'
-  MAX_STARTS_PER_MINUTE: '30'
-  MAX_WORK: '17179869184'
-  // Running workflows of all callers together (docs/security.md bounds the bill with it and maximumInstanceCount).
-  MAX_ACTIVE_WORKFLOWS_TOTAL: '40'
-  // Scale-out: the most MineBlock ranges one workflow keeps in flight, each on whichever instance is free, and the
-  // nonces per range (2^23, BENCHMARKS.md "Scale-out"). A tenant's ranges at once are MAX_ACTIVE_WORKFLOWS x PARALLEL_RANGES; docs/deployment.md, "Scale-out on Flex Consumption".
-  PARALLEL_RANGES: '4'
-  RANGE_SIZE: '8388608'
-  // Browser origins allowed to call /api/mcp beyond the app's own host; none by default (clients without Origin are unaffected).
-  ALLOWED_ORIGINS: ''
-  // The jobs whose tools are served (src/jobs/index.ts); the template job count_primes is off by default.
-  ENABLED_JOBS: 'mining'
 }
 
 // App Service Authentication (Easy Auth) in front of every route: it validates the Entra token, strips any
@@ -178,7 +158,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
 
   resource settings 'config' = {
     name: 'appsettings'
-    properties: union(appSettings, authSettings)
+    properties: union(appSettings, appOwnSettings, authSettings)
   }
 
   // Deployed in both modes, so that switching to shared turns a previous Entra configuration off.

@@ -36,6 +36,38 @@ export const SCHEDULER_PROVIDER = Object.freeze({
 });
 
 /**
+ * Activity slots per instance (extensions.durableTask.maxConcurrentActivityFunctions), by Flex Consumption instance
+ * memory: about 2 per core (512 MB has about 0.25 core, 2048 MB 1, 4096 MB 2), for CPU-bound ranges. They go into the
+ * deployed host.json because that file is what the platform syncs to the scale controller as trigger metadata, and
+ * the Durable Task Scheduler's target scaler divides the pending and active work items by this number; an app-setting
+ * override reaches the running host only (infra/app/function-app.bicep sets the same value, so the two agree).
+ * https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-auto-scaling
+ */
+export const SLOTS_BY_MEMORY_MB = Object.freeze({ 512: 1, 2048: 2, 4096: 4 });
+/** The azd environment value (and Bicep parameter, infra/main.bicep instanceMemoryMB) naming the instance size. */
+export const INSTANCE_MEMORY_SETTING = 'INSTANCE_MEMORY_MB';
+/** infra/main.bicep's default instance size, used when the azd environment sets none (a test holds the two to one). */
+export const DEFAULT_INSTANCE_MEMORY_MB = 2048;
+
+/**
+ * The activity slots for the instance size the azd environment names.
+ * @param {string | undefined} instanceMemoryMB the value of INSTANCE_MEMORY_SETTING: unset or empty for the default
+ * @returns {number}
+ */
+export function slotsFor(instanceMemoryMB) {
+    const text = (instanceMemoryMB ?? '').trim();
+    const memory = text === '' ? DEFAULT_INSTANCE_MEMORY_MB : Number(text);
+    const slots = /** @type {Record<string, number>} */ (SLOTS_BY_MEMORY_MB)[String(memory)];
+    if (slots === undefined) {
+        throw new Error(
+            `${INSTANCE_MEMORY_SETTING} is ${JSON.stringify(instanceMemoryMB)}; Flex Consumption instances have ` +
+                `${Object.keys(SLOTS_BY_MEMORY_MB).join(', ')} MB: azd env set ${INSTANCE_MEMORY_SETTING} 2048`
+        );
+    }
+    return slots;
+}
+
+/**
  * The .funcignore written into the package. Its presence is what matters: azd 1.18 to 1.23.11 leaves
  * node_modules out of a ts/js package that has no .funcignore, and with `remoteBuild: false` nothing
  * installs them in Azure, so the app would fail at start. It excludes nothing: the folder holds only
@@ -48,13 +80,15 @@ export const PACKAGE_FUNCIGNORE = [
 ].join('\n');
 
 /**
- * The host.json to deploy: extensions.durableTask.storageProvider is replaced with SCHEDULER_PROVIDER
- * (Azure Storage tuning such as maxQueuePollingInterval means nothing to the scheduler, so it goes).
+ * The host.json to deploy: extensions.durableTask.storageProvider is replaced with SCHEDULER_PROVIDER (Azure
+ * Storage tuning such as maxQueuePollingInterval means nothing to the scheduler, so it goes), and the activity
+ * slots are those of the instance size (slotsFor).
  * @param {Record<string, unknown>} hostJson parsed host.json
  * @param {string | undefined} provider value of PROVIDER_SWITCH: unset, empty or the scheduler's type
+ * @param {string | undefined} [instanceMemoryMB] value of INSTANCE_MEMORY_SETTING
  * @returns {Record<string, unknown>}
  */
-export function hostJsonForDeploy(hostJson, provider) {
+export function hostJsonForDeploy(hostJson, provider, instanceMemoryMB) {
     const choice = (provider ?? '').trim();
     if (choice !== '' && choice !== SCHEDULER_PROVIDER.type) {
         throw new Error(
@@ -66,6 +100,7 @@ export function hostJsonForDeploy(hostJson, provider) {
     const copy = structuredClone(hostJson);
     const durableTask = objectAt(copy, ['extensions', 'durableTask']);
     durableTask['storageProvider'] = { ...SCHEDULER_PROVIDER };
+    durableTask['maxConcurrentActivityFunctions'] = slotsFor(instanceMemoryMB);
     return copy;
 }
 
@@ -115,7 +150,7 @@ function readJson(file) {
 export function stage(repoRoot, env, options = {}) {
     const out = options.outDir ?? join(repoRoot, DEPLOY_DIR);
     // Read the switch before anything slow, so a wrong value fails at once.
-    const hostJson = hostJsonForDeploy(readJson(join(repoRoot, 'host.json')), env[PROVIDER_SWITCH]);
+    const hostJson = hostJsonForDeploy(readJson(join(repoRoot, 'host.json')), env[PROVIDER_SWITCH], env[INSTANCE_MEMORY_SETTING]);
 
     // Compile first: shipping a stale dist/ is the easiest way to deploy the wrong code.
     if (options.build ?? true) npm(repoRoot, ['run', 'build']);
@@ -170,6 +205,8 @@ function verify(out) {
     if (!existsSync(join(out, 'host.json'))) problems.push('host.json is missing');
     else if (JSON.stringify(readJson(join(out, 'host.json'))?.extensions?.durableTask?.storageProvider) !== JSON.stringify(SCHEDULER_PROVIDER)) {
         problems.push('host.json does not name the Durable Task Scheduler, which the app settings select');
+    } else if (!Object.values(SLOTS_BY_MEMORY_MB).includes(readJson(join(out, 'host.json'))?.extensions?.durableTask?.maxConcurrentActivityFunctions)) {
+        problems.push('host.json has no activity slot count of an instance size');
     }
     if (!existsSync(join(out, '.funcignore'))) problems.push('.funcignore is missing (azd before 1.23.12 would then leave node_modules out)');
 

@@ -490,6 +490,30 @@ function pure(name: string, args: Value[], where: string): Value {
         case 'uriComponent':
             if (a instanceof Runtime) return runtimeCall(name, args);
             return encodeURIComponent(String(a));
+        case 'split':
+            if (anyRuntime) return runtimeCall(name, args);
+            if (typeof a !== 'string' || typeof b !== 'string') throw new Error(`${where}: split() needs a string and a delimiter`);
+            return a.split(b);
+        case 'replace':
+            if (anyRuntime) return runtimeCall(name, args);
+            return String(a).split(String(b)).join(String(c));
+        case 'join':
+            if (anyRuntime) return runtimeCall(name, args);
+            if (!Array.isArray(a)) throw new Error(`${where}: join() needs an array`);
+            return a.map(inline).join(String(b));
+        case 'intersection': {
+            if (anyRuntime) return runtimeCall(name, args);
+            if (!args.every(Array.isArray)) return runtimeOrFail();
+            const [first = [], ...rest] = args as Value[][];
+            const key = (v: Value) => JSON.stringify(v);
+            return [...new Map(first.map((v) => [key(v), v])).values()].filter((v) => rest.every((r) => r.some((x) => key(x) === key(v))));
+        }
+        case 'contains':
+            if (anyRuntime) return runtimeCall(name, args);
+            if (Array.isArray(a)) return a.some((x) => JSON.stringify(x) === JSON.stringify(b));
+            if (typeof a === 'string') return a.includes(String(b));
+            if (isObject(a)) return Object.keys(a).some((k) => k.toLowerCase() === String(b).toLowerCase());
+            return runtimeOrFail();
         case 'toLower':
         case 'toUpper':
             if (a instanceof Runtime) return runtimeCall(name, args);

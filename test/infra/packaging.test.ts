@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { at, deployed } from './arm';
 import { deploySection, getPathInsensitive, isRecord, parseSimpleYaml, readJson, readRepoFile, repoRoot, type YamlMap } from './files';
-import { appSettingsOf, bicepSkip, deployment, only } from './template';
+import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
 
 /** What the hook module (infra/hooks/stage-package.mjs) exports; it is plain JS, so this is its shape. */
 interface StageModule {
@@ -19,7 +19,11 @@ interface StageModule {
     PROVIDER_SWITCH: string;
     PACKAGE_FUNCIGNORE: string;
     SCHEDULER_PROVIDER: { type: string; connectionStringName: string };
-    hostJsonForDeploy(hostJson: unknown, provider: string | undefined): unknown;
+    SLOTS_BY_MEMORY_MB: Readonly<Record<string, number>>;
+    INSTANCE_MEMORY_SETTING: string;
+    DEFAULT_INSTANCE_MEMORY_MB: number;
+    slotsFor(instanceMemoryMB: string | undefined): number;
+    hostJsonForDeploy(hostJson: unknown, provider: string | undefined, instanceMemoryMB?: string): unknown;
     stage(repoRoot: string, env: NodeJS.ProcessEnv, options?: { outDir?: string; build?: boolean }): void;
 }
 
@@ -45,6 +49,9 @@ function service(): [string, YamlMap] {
     assert.ok(typeof config === 'object', `azure.yaml service ${name} has no settings`);
     return [name, config];
 }
+
+/** A JSON file of a staged package (outside the repo). */
+const stagedJson = (dir: string, file: string): unknown => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
 
 function versionAtLeast(version: string, minimum: string): boolean {
     const a = version.split('.').map(Number);
@@ -134,6 +141,25 @@ describe('deployed host.json', () => {
         assert.equal(settings[`${prefix}connectionStringName`], hook.SCHEDULER_PROVIDER.connectionStringName, `${HOOK} and infra/app/function-app.bicep disagree on connectionStringName`);
     });
 
+    it('carries the activity slots of the instance size the azd environment names, which the scale controller reads', async () => {
+        const hook = await loadHook();
+        const slotsOf = (memory: string | undefined) =>
+            getPathInsensitive(hook.hostJsonForDeploy(readJson('host.json'), undefined, memory), ['extensions', 'durableTask', 'maxConcurrentActivityFunctions']);
+        assert.deepEqual([slotsOf('512'), slotsOf('2048'), slotsOf('4096'), slotsOf(undefined), slotsOf('')], [1, 2, 4, 2, 2]);
+        for (const wrong of ['1024', 'big', '-1']) assert.throws(() => slotsOf(wrong), new RegExp(hook.INSTANCE_MEMORY_SETTING), `${HOOK} accepted ${hook.INSTANCE_MEMORY_SETTING}=${wrong}`);
+    });
+
+    it('agrees with the template on the slots of every instance size, and on the default size', { skip: bicepSkip }, async () => {
+        const hook = await loadHook();
+        const setting = 'AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions';
+        for (const memory of Object.keys(hook.SLOTS_BY_MEMORY_MB)) {
+            const bicep = appSettingsOf({ instanceMemoryMB: Number(memory) })[setting];
+            assert.equal(bicep, String(hook.slotsFor(memory)), `${memory} MB: infra/app/function-app.bicep gives ${String(bicep)} slots, ${HOOK} ${hook.slotsFor(memory)}`);
+        }
+        const declared = template().parameters?.['instanceMemoryMB']?.['defaultValue'];
+        assert.equal(declared, hook.DEFAULT_INSTANCE_MEMORY_MB, `infra/main.bicep instanceMemoryMB defaults to ${String(declared)}, ${HOOK} to ${hook.DEFAULT_INSTANCE_MEMORY_MB}`);
+    });
+
     it('has its switch explained in the deployment guide', async () => {
         const { PROVIDER_SWITCH } = await loadHook();
         assert.ok(deploySection().includes(PROVIDER_SWITCH), `docs/deployment.md should explain ${PROVIDER_SWITCH}`);
@@ -176,6 +202,17 @@ describe('the staged package', () => {
             .map((l) => l.trim())
             .filter((l) => l !== '' && !l.startsWith('#'));
         assert.deepEqual(patterns, [], 'the staged .funcignore should exclude nothing: the folder holds only what is deployed');
+    });
+
+    it('has the default instance size\'s activity slots in its host.json, and a package staged for 512 MB has 1', () => {
+        assert.equal(getPathInsensitive(stagedJson(out, 'host.json'), ['extensions', 'durableTask', 'maxConcurrentActivityFunctions']), 2);
+        const small = mkdtempSync(join(tmpdir(), 'staged-package-512-'));
+        try {
+            hook.stage(repoRoot(), { [hook.INSTANCE_MEMORY_SETTING]: '512' }, { outDir: small, build: false });
+            assert.equal(getPathInsensitive(stagedJson(small, 'host.json'), ['extensions', 'durableTask', 'maxConcurrentActivityFunctions']), 1);
+        } finally {
+            rmSync(small, { recursive: true, force: true });
+        }
     });
 
     it('names the scheduler in its host.json', () => {

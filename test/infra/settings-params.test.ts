@@ -1,0 +1,82 @@
+/**
+ * Every setting a user changes is an azd environment value: for each app setting the code reads (docs/contract.md,
+ * "Settings"; TASKHUB_NAME aside, which the scheduler's task hub gives), infra/main.bicep has a parameter defaulting
+ * to the code's own default, infra/main.parameters.json feeds it from the azd environment value of the same name, and
+ * the app setting follows it. ENABLED_JOBS is refused by the template unless it lists the registry's jobs.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig, SETTING_NAMES, type SettingName } from '../../src/config';
+import { JOB_NAMES } from '../../src/jobs/jobNames';
+import { TemplateFailure, type Value } from './arm';
+import { readJson, readRepoFile } from './files';
+import { appSettingsOf, bicepSkip, template } from './template';
+
+/** TASKHUB_NAME is the scheduler's task hub (main.bicep taskHubName), not a value of its own. */
+const USER_SETTINGS = SETTING_NAMES.filter((name) => name !== 'TASKHUB_NAME');
+
+/** The Bicep parameter of a setting: MAX_ACTIVE_WORKFLOWS is maxActiveWorkflows. */
+const paramOf = (name: SettingName) => name.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/** The app's default of a setting, as an app setting string (the code's own parse of a configuration without it). */
+function codeDefault(name: SettingName): string {
+    const config = parseConfig({ TASKHUB_NAME: 'probe' }) as unknown as Record<string, unknown>;
+    const value = config[paramOf(name)];
+    return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/** The setting names of docs/contract.md's Settings table. */
+function documentedSettings(): string[] {
+    const text = readRepoFile('docs/contract.md');
+    const section = text.slice(text.indexOf('## Settings'));
+    return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] ?? '');
+}
+
+describe('settings as azd environment values', { skip: bicepSkip }, () => {
+    it('docs/contract.md lists exactly the settings the code reads', () => {
+        assert.deepEqual([...documentedSettings()].sort(), [...SETTING_NAMES].sort());
+    });
+
+    it('each is a parameter of infra/main.bicep, defaulting to the code\'s default, fed from the azd value of its name', () => {
+        const declared = template().parameters ?? {};
+        const fed = (readJson('infra/main.parameters.json') as { parameters: Record<string, { value: string }> }).parameters;
+        for (const name of USER_SETTINGS) {
+            const param = paramOf(name);
+            const definition = declared[param];
+            assert.ok(definition, `infra/main.bicep has no param ${param} for ${name}`);
+            assert.equal(String(definition['defaultValue']), codeDefault(name), `infra/main.bicep param ${param} defaults to ${String(definition['defaultValue'])}, src/config.ts ${name} to ${codeDefault(name)}`);
+            assert.equal(fed[param]?.value, `\${${name}}`, `infra/main.parameters.json should feed ${param} from \${${name}}`);
+            assert.equal(appSettingsOf()[name], codeDefault(name), `the app setting ${name} defaults to the code's default`);
+        }
+    });
+
+    it('each app setting follows its parameter', () => {
+        const other: Partial<Record<SettingName, Value>> = { ENABLED_JOBS: 'mining,count_primes', ALLOWED_ORIGINS: 'https://tools.example' };
+        for (const name of USER_SETTINGS) {
+            const value = other[name] ?? Number(codeDefault(name)) + 1;
+            const expected = typeof value === 'number' ? String(value) : value;
+            assert.equal(appSettingsOf({ [paramOf(name)]: value })[name], expected, `${name} does not follow the parameter ${paramOf(name)}`);
+        }
+    });
+
+    it('bounds each numeric parameter as the code bounds its setting', () => {
+        const declared = template().parameters ?? {};
+        for (const name of USER_SETTINGS) {
+            const definition = declared[paramOf(name)] ?? {};
+            if (definition['type'] !== 'int') continue;
+            const { minValue, maxValue } = definition as { minValue?: number; maxValue?: number };
+            assert.ok(minValue !== undefined, `${paramOf(name)} has no @minValue`);
+            assert.throws(() => parseConfig({ TASKHUB_NAME: 'probe', [name]: String(minValue - 1) }), new RegExp(name), `${name}: the code accepts ${minValue - 1}, under the Bicep's @minValue`);
+            if (maxValue !== undefined) assert.throws(() => parseConfig({ TASKHUB_NAME: 'probe', [name]: String(maxValue + 1) }), new RegExp(name), `${name}: the code accepts ${maxValue + 1}, over the Bicep's @maxValue`);
+        }
+    });
+
+    it('ENABLED_JOBS: the template knows the registry\'s jobs, takes a comma list of them, and refuses anything else before deploying', () => {
+        const known = template().variables?.['knownJobs'];
+        assert.deepEqual(known, [...JOB_NAMES], 'infra/main.bicep knownJobs and src/jobs/jobNames.ts JOB_NAMES differ');
+        assert.equal(appSettingsOf({ enabledJobs: 'mining, count_primes' })['ENABLED_JOBS'], 'mining,count_primes');
+        for (const wrong of ['mining,sorting', 'mining,', ',']) {
+            assert.throws(() => appSettingsOf({ enabledJobs: wrong }), (error: unknown) => error instanceof TemplateFailure && /ENABLED_JOBS must list jobs from mining, count_primes/.test(error.message), wrong);
+        }
+    });
+});
