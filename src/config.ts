@@ -23,6 +23,7 @@ export const SETTING_NAMES = [
     'MAX_WORKFLOW_SECONDS',
     'ALLOWED_ORIGINS',
     'ENABLED_JOBS',
+    'MCP_FUNCTION_KEY_REQUIRED',
     'PARALLEL_RANGES',
     'RANGE_SIZE',
 ] as const;
@@ -60,6 +61,12 @@ export interface Config {
     allowedOrigins: readonly string[];
     /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
     enabledJobs: readonly JobName[];
+    /**
+     * Whether /api/mcp needs a function key: false only where App Service Authentication requires a sign-in on every
+     * request (the Entra deployment), so that a valid token is enough; the app still requires the key unless the
+     * platform says authentication is on (WEBSITE_AUTH_ENABLED).
+     */
+    functionKeyRequired: boolean;
     /** Most ranges (MineBlock calls, prime segments) one workflow keeps in flight; recorded in its input at start. */
     parallelRanges: number;
     /** Nonces per MineBlock call; recorded in the workflow's input at start. */
@@ -138,6 +145,11 @@ const settingsSchema = z
         // 2^27 is NONCE_RANGE_SIZE, the most one MineBlock call accepts; below 1024 the dispatch cost dominates.
         RANGE_SIZE: integer(1024, 2 ** 27, 2 ** 23),
         // Comma-separated job names, e.g. "mining,count_primes".
+        // 'false' only beside App Service Authentication that requires a sign-in (infra/app/function-app.bicep, entra mode).
+        MCP_FUNCTION_KEY_REQUIRED: z.preprocess(
+            (value) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : 'true'),
+            z.enum(['true', 'false'], { error: 'must be true or false' }).transform((value) => value === 'true')
+        ),
         ENABLED_JOBS: z.preprocess(
             (value) => (typeof value === 'string' && value.trim() !== '' ? value : 'mining'),
             z
@@ -207,6 +219,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, functionTimeoutSeconds?: num
         maxStartsPerMinute: s.MAX_STARTS_PER_MINUTE,
         maxWork: s.MAX_WORK,
         maxWorkflowSeconds: s.MAX_WORKFLOW_SECONDS,
+        functionKeyRequired: s.MCP_FUNCTION_KEY_REQUIRED,
         allowedOrigins: [...new Set(s.ALLOWED_ORIGINS.map((origin) => normalizeOrigin(origin) ?? origin))],
         enabledJobs: s.ENABLED_JOBS,
         parallelRanges: s.PARALLEL_RANGES,

@@ -88,6 +88,9 @@ var entra = authMode == 'entra'
 var authScope = 'api://${authClientId}/user_impersonation'
 var authSettings = entra
   ? {
+      // Easy Auth requires a valid Entra token on every request, so the function key adds nothing a client should
+      // have to carry: the mcp function takes a signed-in caller without one (src/functions/mcp.ts).
+      MCP_FUNCTION_KEY_REQUIRED: 'false'
       // The platform serves /.well-known/oauth-protected-resource (RFC 9728) naming this scope, and its 401s
       // point to it, which is how MCP clients such as VS Code find Entra and sign in.
       // https://learn.microsoft.com/azure/app-service/configure-authentication-mcp
@@ -95,7 +98,9 @@ var authSettings = entra
       // Tokens from this tenant only (the registration is single-tenant too).
       WEBSITE_AUTH_AAD_ALLOWED_TENANTS: tenant().tenantId
     }
-  : {}
+  : {
+      MCP_FUNCTION_KEY_REQUIRED: 'true'
+    }
 
 // Always-ready instances are billed while idle, so none unless asked for.
 var alwaysReady = concat(

@@ -15,8 +15,10 @@
  *
  * The registration: single tenant; identifier URI api://<client id>; one delegated scope, user_impersonation;
  * v2 access tokens; VS Code and the Azure CLI pre-authorized for that scope (PREAUTHORIZED_CLIENTS), so that
- * neither needs a consent prompt; a service principal, without which Entra issues no token for it. No secret
- * and no redirect URI: the app only validates bearer tokens, it never signs anyone in itself.
+ * neither needs a consent prompt; a service principal, without which Entra issues no token for it, that requires
+ * an assignment (appRoleAssignmentRequired): only the people the owner assigns get a token, not every member and
+ * guest of the tenant. The person running azd is assigned (ASSIGN_DEPLOYER); docs/deployment.md shows how to
+ * add another user or a group. No secret and no redirect URI: the app only validates bearer tokens.
  *
  * Plain JavaScript on purpose: it runs straight from the checkout, before anything is compiled.
  */
@@ -47,6 +49,8 @@ export const PREAUTHORIZED_CLIENTS = Object.freeze([
 ]);
 
 const GRAPH = 'https://graph.microsoft.com/v1.0';
+/** The default app role: an assignment without a role of the app's own. */
+export const DEFAULT_APP_ROLE = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -167,12 +171,48 @@ export function ensureRegistration(displayName, env, exec, log) {
     patchApplication(exec, app.id, { identifierUris: [`api://${app.appId}`], api: { ...api, preAuthorizedApplications: [] } });
     patchApplication(exec, app.id, { api });
 
+    let spId;
     try {
-        exec('az', ['ad', 'sp', 'show', '--id', app.appId, '--query', 'id', '-o', 'tsv']);
+        spId = exec('az', ['ad', 'sp', 'show', '--id', app.appId, '--query', 'id', '-o', 'tsv']);
     } catch {
-        exec('az', ['ad', 'sp', 'create', '--id', app.appId, '--query', 'id', '-o', 'tsv']);
+        spId = exec('az', ['ad', 'sp', 'create', '--id', app.appId, '--query', 'id', '-o', 'tsv']);
     }
+    // Only assigned users and groups get a token for the app: not every member and guest of the tenant.
+    exec('az', ['ad', 'sp', 'update', '--id', spId, '--set', 'appRoleAssignmentRequired=true']);
+    assignDeployer(spId, env, exec, log);
     return app.appId;
+}
+
+/**
+ * Assigns the person running azd to the app (the default role), unless they already are; a service principal
+ * running azd in CI is not a person who signs in, and is left out.
+ * @param {string} spId the service principal's object id
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Run} exec
+ * @param {(line: string) => void} log
+ */
+export function assignDeployer(spId, env, exec, log) {
+    if ((env.AZURE_PRINCIPAL_TYPE ?? '').trim() === 'ServicePrincipal') {
+        log('azd runs as a service principal: no user is assigned to the app; assign users or a group (docs/deployment.md).');
+        return;
+    }
+    const userId = exec('az', ['ad', 'signed-in-user', 'show', '--query', 'id', '-o', 'tsv']);
+    const assigned = JSON.parse(
+        exec('az', ['rest', '--method', 'GET', '--uri', `${GRAPH}/servicePrincipals/${spId}/appRoleAssignedTo?$filter=principalId eq ${userId}`, '--query', 'value', '-o', 'json']) || '[]'
+    );
+    if (Array.isArray(assigned) && assigned.length > 0) {
+        log('You are assigned to the app already.');
+        return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'entra-app-'));
+    try {
+        const file = join(dir, 'assignment.json');
+        writeFileSync(file, JSON.stringify({ principalId: userId, resourceId: spId, appRoleId: DEFAULT_APP_ROLE }));
+        exec('az', ['rest', '--method', 'POST', '--uri', `${GRAPH}/servicePrincipals/${spId}/appRoleAssignedTo`, '--headers', 'Content-Type=application/json', '--body', `@${file}`]);
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+    log('Assigned you to the app: only assigned users and groups can sign in to it (docs/deployment.md shows how to add others).');
 }
 
 /**

@@ -50,9 +50,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         console.log(`Smoke check skipped: ${settings.skip}.`);
     } else {
         try {
-            const key = output('az', ['functionapp', 'function', 'keys', 'list', '-g', settings.group, '-n', settings.app, '--function-name', 'mcp', '--query', 'default', '-o', 'tsv']);
-            const env = { ...process.env, MCP_FUNCTION_KEY: key };
+            // With Entra sign-in a valid token is enough (MCP_FUNCTION_KEY_REQUIRED=false): the check sends the token alone,
+            // so that it proves a signed-in client needs no key; without sign-in, the function key.
+            const env = { ...process.env };
             if (settings.scope) env.MCP_BEARER_TOKEN = output('az', ['account', 'get-access-token', '--scope', settings.scope, '--query', 'accessToken', '-o', 'tsv']);
+            else env.MCP_FUNCTION_KEY = output('az', ['functionapp', 'function', 'keys', 'list', '-g', settings.group, '-n', settings.app, '--function-name', 'mcp', '--query', 'default', '-o', 'tsv']);
             const result = spawnSync('npm', ['run', 'smoke', '--', settings.url, '--wait-ready', String(WAIT_READY_SECONDS)], {
                 cwd: repoRoot,
                 env,

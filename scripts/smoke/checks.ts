@@ -38,7 +38,14 @@ const MAX_CAP_STARTS = 50;
 /** A refusal that names the cap it enforces, as every cap refusal of the app does, e.g. (MAX_ACTIVE_WORKFLOWS = 5). */
 const NAMED_CAP = /\((MAX_[A-Z_]+) = /;
 
-export async function runChecks(session: McpSession, log: (line: string) => void): Promise<StepResult[]> {
+/** The shared tenant's tag, which leads every workflow id of a caller the app cannot tell apart (src/workflow/tenant.ts). */
+const SHARED_TENANT_PREFIX = 'shared-';
+
+/**
+ * `signedIn`: the check runs with an Entra token, so the deployment requires sign-in and each caller must be a tenant
+ * of its own; a workflow id of the shared tenant then means the platform did not pass the validated principal.
+ */
+export async function runChecks(session: McpSession, log: (line: string) => void, options: { signedIn?: boolean } = {}): Promise<StepResult[]> {
     const results: StepResult[] = [];
     const running = new Set<string>();
     let longDifficulty = LONG_RUN_DIFFICULTY;
@@ -96,6 +103,23 @@ export async function runChecks(session: McpSession, log: (line: string) => void
         expect(problem === undefined, `the chain does not hold: ${String(problem)}`);
         return `start counted and ${status === answer ? 'completed' : 'completed after polling'} in ${Math.round(answer.ms)} ms`;
     });
+
+    if (options.signedIn === true) {
+        await step('caller identity (Entra sign-in)', async (figures) => {
+            const answer = await start({ difficulty: 1, blocks: 1 });
+            figures['start_mining'] = answer.ms;
+            expect(!answer.isError, `start_mining answered ${describe(answer)}`);
+            const id = String(answer.data['workflow_id']);
+            expect(
+                !id.startsWith(SHARED_TENANT_PREFIX),
+                `the deployment requires sign-in, but this signed-in caller got a workflow of the shared tenant (${id}): the app did not ` +
+                    'receive the validated principal (WEBSITE_AUTH_ENABLED is missing), so every signed-in user would share one tenant, ' +
+                    'see and cancel each other\'s workflows and share one cap. Check that App Service Authentication is on for the app ' +
+                    '(az webapp auth show), then redeploy; docs/deployment.md, "Check a deployment".'
+            );
+            return `the signed-in caller is a tenant of its own (${id.slice(0, id.indexOf('-'))})`;
+        });
+    }
 
     await step('inline', async (figures) => {
         const id = await completed({ difficulty: 10, blocks: 2 }, figures, 'start_mining');

@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     console.log(`ok    connect: initialize in ${Math.round(opened.ms)} ms`);
     let results: StepResult[];
     try {
-        results = await runChecks(opened.session, (line) => console.log(line));
+        results = await runChecks(opened.session, (line) => console.log(line), { signedIn: target.bearerToken !== undefined });
     } finally {
         await opened.session.close().catch(() => undefined);
     }

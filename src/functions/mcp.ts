@@ -2,7 +2,7 @@ import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } 
 import * as df from 'durable-functions';
 import { getConfig } from '../config';
 import { createMcpEndpoint } from '../mcp/endpoint';
-import { callerTenant, isPlatformAuthEnabled } from '../mcp/http/caller';
+import { callerTenant, isPlatformAuthEnabled, mcpAuthLevel } from '../mcp/http/caller';
 import { internalError } from '../mcp/http/errorResponses';
 import type { WorkflowClient } from '../workflow/workflowClient';
 import { ManagementApiClient } from '../workflow/managementClient';
@@ -63,7 +63,9 @@ async function mcpHandler(request: HttpRequest, context: InvocationContext): Pro
 app.http('mcp', {
     route: 'mcp',
     methods: ['GET', 'POST', 'DELETE'],
-    authLevel: 'function',
+    // A function key, unless App Service Authentication requires a sign-in on every request and the deployment says a
+    // valid token is enough (docs/security.md, "Who may call").
+    authLevel: mcpAuthLevel(config.functionKeyRequired, platformAuthEnabled),
     extraInputs: [clientInput],
     handler: mcpHandler,
 });

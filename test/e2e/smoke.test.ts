@@ -61,6 +61,14 @@ describeOnEachBackend('the smoke check against the local host', (backend) => {
         assert.deepEqual(await list.json(), [], 'the smoke check must cancel every workflow it started');
     });
 
+    test('with an Entra token, fails when the signed-in caller lands in the shared tenant (the platform passed no principal), saying what to check', async () => {
+        // The local host validates no token and sets no principal headers: exactly a deployment whose sign-in does not reach the app.
+        const run = await smoke([app.mcpUrl.href, '--json'], { MCP_FUNCTION_KEY: KEY, MCP_BEARER_TOKEN: 'a-token-the-local-host-ignores' });
+        assert.equal(run.code, 1, run.stdout);
+        assert.match(run.stdout, /FAIL {2}caller identity \(Entra sign-in\): the deployment requires sign-in, but this signed-in caller got a workflow of the shared tenant/);
+        assert.match(run.stdout, /WEBSITE_AUTH_ENABLED/);
+    });
+
     test('fails at once, exit code 1, with a wrong key; exit code 2 without a URL', async () => {
         const wrong = await smoke([app.mcpUrl.href], { MCP_FUNCTION_KEY: 'not-the-key' });
         assert.equal(wrong.code, 1);

@@ -94,6 +94,11 @@ describe('App Service Authentication (compiled)', { skip: bicepSkip }, () => {
         assert.equal(shared.outputs['MCP_AUTH_SCOPE'], '');
         assert.throws(() => deployment({ authMode: 'anonymous' }), /not among its allowed values/);
     });
+
+    it('needs no function key with Entra sign-in, where a valid token is enough, and keeps it in shared mode', () => {
+        assert.equal(appSettingsOf()['MCP_FUNCTION_KEY_REQUIRED'], 'false');
+        assert.equal(appSettingsOf({ authMode: 'shared', authClientId: '' })['MCP_FUNCTION_KEY_REQUIRED'], 'true');
+    });
 });
 
 describe('the tenant code and what App Service Authentication sets', () => {

@@ -19,6 +19,7 @@ interface EntraHook {
     PREAUTHORIZED_CLIENTS: readonly { appId: string }[];
     decide(env: NodeJS.ProcessEnv): { action: string; clientId?: string; displayName?: string };
     main(env: NodeJS.ProcessEnv, exec: Run, log: (line: string) => void): string;
+    DEFAULT_APP_ROLE: string;
 }
 
 const hook = async (): Promise<EntraHook> => (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/entra-app.mjs')).href)) as EntraHook;
@@ -27,9 +28,10 @@ const TENANT = '72f988bf-0000-0000-0000-000000000001';
 const APP = { appId: '9d3c0b7e-1111-4222-8333-944455556666', id: 'a0a0a0a0-1111-4222-8333-944455556666' };
 
 /** A tenant with no registration of that name yet (or `existing`), and a record of every command. */
-function scriptedTenant(options: { existing?: number; subscriptionTenant?: string; hasServicePrincipal?: boolean } = {}) {
+function scriptedTenant(options: { existing?: number; subscriptionTenant?: string; hasServicePrincipal?: boolean; assigned?: boolean } = {}) {
     const calls: string[][] = [];
     const patches: unknown[] = [];
+    const assignments: unknown[] = [];
     const exec: Run = (command, args) => {
         calls.push([command, ...args]);
         const line = args.join(' ');
@@ -49,12 +51,21 @@ function scriptedTenant(options: { existing?: number; subscriptionTenant?: strin
             throw new Error('not found');
         }
         if (line.startsWith('ad sp create')) return 'sp';
+        if (line.startsWith('ad sp update')) return '';
+        if (line.startsWith('ad signed-in-user show')) return USER;
+        if (line.startsWith('rest --method GET') && line.includes('/appRoleAssignedTo')) return options.assigned ? '[{"id":"x"}]' : '[]';
+        if (line.startsWith('rest --method POST') && line.includes('/appRoleAssignedTo')) {
+            const body = args[args.indexOf('--body') + 1] ?? '';
+            assignments.push(JSON.parse(readFileSync(body.slice(1), 'utf8')));
+            return '';
+        }
         throw new Error(`unexpected command: ${command} ${line}`);
     };
-    return { exec, calls, patches };
+    return { exec, calls, patches, assignments };
 }
 
 const ENV = { AZURE_ENV_NAME: 'mining-dev', AZURE_SUBSCRIPTION_ID: 'sub-1' };
+const USER = 'c0ffee00-1111-4222-8333-944455556666';
 
 describe('infra/hooks/entra-app.mjs', () => {
     it('asks nothing of Azure in shared mode or when AUTH_CLIENT_ID is already set', async () => {
@@ -108,5 +119,23 @@ describe('infra/hooks/entra-app.mjs', () => {
         const { main } = await hook();
         assert.throws(() => main(ENV, scriptedTenant({ subscriptionTenant: 'other-tenant' }).exec, () => {}), /az login --tenant other-tenant/);
         assert.throws(() => main(ENV, scriptedTenant({ existing: 2 }).exec, () => {}), /azd env set AUTH_CLIENT_ID/);
+    });
+
+    it('requires an assignment to get a token, and assigns the person running azd, once', async () => {
+        const { main, DEFAULT_APP_ROLE } = await hook();
+        const tenant = scriptedTenant();
+        main(ENV, tenant.exec, () => {});
+        const update = tenant.calls.find((c) => c.slice(0, 4).join(' ') === 'az ad sp update');
+        assert.ok(update?.includes('appRoleAssignmentRequired=true'), 'the service principal must require an assignment: else every member and guest of the tenant gets a token');
+        assert.deepEqual(tenant.assignments, [{ principalId: USER, resourceId: 'sp', appRoleId: DEFAULT_APP_ROLE }]);
+        // Run again (azd provision once more): already assigned, nothing posted.
+        const again = scriptedTenant({ hasServicePrincipal: true, assigned: true, existing: 1 });
+        main(ENV, again.exec, () => {});
+        assert.deepEqual(again.assignments, []);
+        // azd in CI as a service principal: no user to assign.
+        const ci = scriptedTenant();
+        main({ ...ENV, AZURE_PRINCIPAL_TYPE: 'ServicePrincipal' }, ci.exec, () => {});
+        assert.deepEqual(ci.assignments, []);
+        assert.ok(!ci.calls.some((c) => c.includes('signed-in-user')));
     });
 });

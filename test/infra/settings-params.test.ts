@@ -12,8 +12,12 @@ import { TemplateFailure, type Value } from './arm';
 import { readJson, readRepoFile } from './files';
 import { appSettingsOf, bicepSkip, template } from './template';
 
-/** TASKHUB_NAME is the scheduler's task hub (main.bicep taskHubName), not a value of its own. */
-const USER_SETTINGS = SETTING_NAMES.filter((name) => name !== 'TASKHUB_NAME');
+/**
+ * TASKHUB_NAME is the scheduler's task hub (main.bicep taskHubName), and MCP_FUNCTION_KEY_REQUIRED follows AUTH_MODE
+ * (false with Entra sign-in): neither is a value of its own.
+ */
+const DERIVED = ['TASKHUB_NAME', 'MCP_FUNCTION_KEY_REQUIRED'];
+const USER_SETTINGS = SETTING_NAMES.filter((name) => !DERIVED.includes(name));
 
 /** The Bicep parameter of a setting: MAX_ACTIVE_WORKFLOWS is maxActiveWorkflows. */
 const paramOf = (name: SettingName) => name.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());

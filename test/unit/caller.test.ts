@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callerTenant, isPlatformAuthEnabled } from '../../src/mcp/http/caller';
+import { callerTenant, isPlatformAuthEnabled, mcpAuthLevel } from '../../src/mcp/http/caller';
 import { principalTenant, SHARED_TENANT } from '../../src/workflow/tenant';
 
 const principal = { 'x-ms-client-principal-id': 'alice-oid', 'x-ms-client-principal-idp': 'aad' };
@@ -26,5 +26,12 @@ describe('the caller', () => {
         assert.equal(isPlatformAuthEnabled({ WEBSITE_AUTH_ENABLED: 'true' }), true);
         assert.equal(isPlatformAuthEnabled({ WEBSITE_AUTH_ENABLED: 'False' }), false);
         assert.equal(isPlatformAuthEnabled({}), false);
+    });
+
+    it('needs no function key only when the deployment says a token is enough and App Service Authentication is on', () => {
+        assert.equal(mcpAuthLevel(false, true), 'anonymous');
+        assert.equal(mcpAuthLevel(false, false), 'function', 'the setting alone, on an app without sign-in, keeps the key');
+        assert.equal(mcpAuthLevel(true, true), 'function');
+        assert.equal(mcpAuthLevel(true, false), 'function');
     });
 });

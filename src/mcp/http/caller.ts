@@ -11,6 +11,15 @@ export function isPlatformAuthEnabled(env: NodeJS.ProcessEnv = process.env): boo
     return env.WEBSITE_AUTH_ENABLED?.trim().toLowerCase() === 'true';
 }
 
+/**
+ * The mcp function's authLevel: a function key, unless the deployment says a valid token is enough
+ * (MCP_FUNCTION_KEY_REQUIRED=false) and App Service Authentication is indeed on. Either alone keeps the key, so a
+ * setting copied to an app without sign-in never opens it.
+ */
+export function mcpAuthLevel(functionKeyRequired: boolean, platformAuthEnabled: boolean): 'function' | 'anonymous' {
+    return functionKeyRequired || !platformAuthEnabled ? 'function' : 'anonymous';
+}
+
 export function callerTenant(headers: Headers, platformAuthEnabled: boolean): Tenant {
     if (!platformAuthEnabled) return SHARED_TENANT;
     const principalId = headers.get('x-ms-client-principal-id')?.trim();
