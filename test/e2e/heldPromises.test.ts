@@ -24,6 +24,8 @@ interface Status {
     workflow_id: string;
     poll_after_seconds?: number;
     expected_attempts?: number;
+    max_attempts?: number;
+    time_limit_seconds?: number;
     result?: Mined;
     progress?: { blocks_done: number; blocks_total: number };
 }
@@ -131,15 +133,20 @@ describe('task paths and 2026 clients (docs/contract.md, docs/client-authors.md)
         assert.deepEqual(resultProblems(inlined?.structuredContent?.result, difficulty, blocks), []);
     });
 
-    test('cancel_mining on a finished workflow keeps its status; get_mining_result and cancel_mining answers carry no expected_attempts', async () => {
+    test('cancel_mining on a finished workflow keeps its status; get_mining_result and cancel_mining answers carry no expected_attempts nor the bounds', async () => {
         const client = new Client({ name: 'held-promises-cancel', version: '1.0.0' });
         await client.connect(new StreamableHTTPClientTransport(mcpUrl));
         clients.push(client);
         const done = structured(await client.callTool({ name: 'start_mining', arguments: { difficulty: 6, blocks: 2 } }));
         assert.equal(done.status, 'completed', JSON.stringify(done));
         assert.equal(done.expected_attempts, 2 * 2 ** 6);
+        assert.equal(done.max_attempts, 16 * 2 * 2 ** 6);
+        assert.equal(done.time_limit_seconds, 7200);
+        // What the start committed to is said once, at the start.
         const finished: Status = { ...done };
         delete finished.expected_attempts;
+        delete finished.max_attempts;
+        delete finished.time_limit_seconds;
         const read = structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: done.workflow_id } }));
         assert.deepEqual(read, finished, 'get_mining_result: the status, without the cost');
         const cancelled = structured(await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: done.workflow_id } }));

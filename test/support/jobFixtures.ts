@@ -27,7 +27,10 @@ export interface JobFixture {
     check(result: unknown, args: Record<string, unknown>): void;
     /** The progress total a start of `args` reports. */
     progressTotal(args: Record<string, unknown>): number;
-    /** What the start's answer says the run costs, if the job says it (mining: expected_attempts). */
+    /**
+     * What a start's answer adds to the get tool's for the same workflow: the work it committed (mining:
+     * expected_attempts) and its hard bounds at the default settings (max_attempts, time_limit_seconds).
+     */
     cost(args: Record<string, unknown>): Record<string, number>;
     /** Arguments out of bounds, and the message that names the argument and its bound. */
     outOfBounds: Array<[Record<string, unknown>, RegExp]>;
@@ -36,6 +39,9 @@ export interface JobFixture {
     /** An orchestration input whose activity fails, started through the Durable API. */
     failing: { orchestrator: string; input: unknown };
 }
+
+/** MAX_WORKFLOW_SECONDS' default (docs/contract.md), which every start's answer states. */
+const DEFAULT_TIME_LIMIT_SECONDS = 7200;
 
 export const MINING_FIXTURE: JobFixture = {
     job: 'mining',
@@ -54,7 +60,11 @@ export const MINING_FIXTURE: JobFixture = {
         assert.deepEqual(resultProblems(result as Mined, Number(args.difficulty), Number(args.blocks), 12), []);
     },
     progressTotal: (args) => Number(args.blocks),
-    cost: (args) => ({ expected_attempts: Number(args.blocks) * 2 ** Number(args.difficulty) }),
+    cost: (args) => {
+        const expected = Number(args.blocks) * 2 ** Number(args.difficulty);
+        // docs/contract.md: at most 16 × the expected attempts, and MAX_WORKFLOW_SECONDS.
+        return { expected_attempts: expected, max_attempts: 16 * expected, time_limit_seconds: DEFAULT_TIME_LIMIT_SECONDS };
+    },
     outOfBounds: [
         [{ difficulty: 999, blocks: 1 }, /difficulty.*0.*32/],
         [{ difficulty: 1, blocks: 0 }, /blocks.*1.*16/],
@@ -83,7 +93,7 @@ export const PRIME_COUNT_FIXTURE: JobFixture = {
         assert.deepEqual({ count, below: echoed, segments }, { count: known, below, segments: Math.ceil(below / 5_000_000) });
     },
     progressTotal: (args) => Math.ceil(Number(args.below) / 5_000_000),
-    cost: () => ({}),
+    cost: () => ({ time_limit_seconds: DEFAULT_TIME_LIMIT_SECONDS }),
     outOfBounds: [
         [{ below: 1 }, /below must be an integer from 2 to 1000000000000/],
         [{ below: 2.5 }, /below must be an integer from 2 to 1000000000000/],
