@@ -114,6 +114,15 @@ describe('F5 (launch, tasks, settings)', () => {
         assert.equal(attach['preLaunchTask'], 'func: host start', '.vscode/launch.json must start "func: host start" before attaching');
     });
 
+    it('runs the local host under the debugger without Core Tools, after the npm build', () => {
+        const configs = records(getPathInsensitive(readJson('.vscode/launch.json'), ['configurations']), '.vscode/launch.json configurations');
+        const local = configs.find((c) => c['type'] === 'node' && c['request'] === 'launch');
+        assert.ok(local, '.vscode/launch.json needs a node launch configuration for the local host');
+        assert.equal(local['program'], '${workspaceFolder}/dist/devhost/cli.js', 'it must run the local host as npm start does');
+        const build = byLabel(local['preLaunchTask']);
+        assert.equal(build?.['command'], 'npm run build', 'it must build first, as npm start does');
+    });
+
     it('sets the Azure Functions project settings', () => {
         const settings = readJson('.vscode/settings.json');
         assert.ok(isRecord(settings), '.vscode/settings.json must be an object');
