@@ -16,7 +16,7 @@ import type { Invoker } from '../../../worker/invoke';
 import { EventType, TERMINAL_STATUSES, event, toJsonText, type HistoryEvent } from '../history';
 import type { InstancePage, InstanceQuery, InstanceRecord, TaskHubStore } from '../store/taskHubStore';
 import { engineLog, type EngineLog } from './engineLog';
-import type { EngineComponents } from './engineComponents';
+import type { ClientOperationResult, EngineComponents } from './engineComponents';
 import { EpisodeRunner } from './episode';
 import { Executor } from './executor';
 import { FinishWaiters } from './finishWaiters';
@@ -27,9 +27,9 @@ import { messageKey, startMessage } from './messages';
 import { RecentlyEnded } from './recentlyEnded';
 import { Recovery } from './recovery';
 import type { FunctionKind } from './replay';
-import { Scheduler, type ClientOperationResult } from './scheduler';
+import { Scheduler } from './scheduler';
 
-export type { ClientOperationResult } from './scheduler';
+export type { ClientOperationResult } from './engineComponents';
 export { storageRetryDelayMs } from './recovery';
 
 export class OrchestrationExistsError extends Error {
@@ -51,27 +51,47 @@ export interface EngineOptions {
     maxConcurrentActivities?: number;
 }
 
+/** The components as the engine itself uses them: each one whole, where the others see only their ports. */
+interface Parts {
+    store: TaskHubStore;
+    catalog: FunctionCatalog;
+    finishWaiters: FinishWaiters;
+    recentlyEnded: RecentlyEnded;
+    instances: LoadedInstances;
+    scheduler: Scheduler;
+    recovery: Recovery;
+}
+
 export class Engine {
-    readonly #parts: EngineComponents;
+    readonly #parts: Parts;
     readonly #log: EngineLog;
 
     constructor(options: EngineOptions) {
         this.#log = engineLog(options.sink);
         // Each component reaches the others through this object, and only when it runs, so the order of building is free.
-        const parts = {
+        const finishWaiters = new FinishWaiters();
+        const wired = {
             store: options.store,
             invoker: options.invoker,
             catalog: new FunctionCatalog(options.functions, options.extraInputs),
             log: this.#log,
-            finishWaiters: new FinishWaiters(),
-        } as EngineComponents;
-        parts.recentlyEnded = new RecentlyEnded(parts);
-        parts.instances = new LoadedInstances(parts);
-        parts.scheduler = new Scheduler(parts);
-        parts.episodes = new EpisodeRunner(parts);
-        parts.executor = new Executor(parts, options.maxConcurrentActivities);
-        parts.recovery = new Recovery(parts);
-        this.#parts = parts;
+            finishWaiters,
+        } as Partial<EngineComponents> as EngineComponents;
+        const recentlyEnded = new RecentlyEnded(wired);
+        const instances = new LoadedInstances(wired);
+        const scheduler = new Scheduler(wired);
+        const recovery = new Recovery(wired);
+        // Assigned as the ports they are: the compiler checks that each class offers what the others call.
+        const components: Omit<EngineComponents, 'store' | 'invoker' | 'catalog' | 'log' | 'finishWaiters'> = {
+            recentlyEnded,
+            instances,
+            scheduler,
+            episodes: new EpisodeRunner(wired),
+            executor: new Executor(wired, options.maxConcurrentActivities),
+            recovery,
+        };
+        Object.assign(wired, components);
+        this.#parts = { store: options.store, catalog: wired.catalog, finishWaiters, recentlyEnded, instances, scheduler, recovery };
     }
 
     functionKind(name: string): FunctionKind | undefined {

@@ -10,7 +10,7 @@ import { ConcurrencyError, InstanceMissingError, StorageRejectedError, type Inst
 import type { Actor } from './actor';
 import { finishDecision } from './decision';
 import { describe } from './engineLog';
-import type { EngineComponents } from './engineComponents';
+import type { AfterFailure, EngineComponents } from './engineComponents';
 import { instanceClock } from './instanceRecord';
 import { parseJson } from './messages';
 
@@ -22,9 +22,6 @@ const MAX_RETRY_AFTER_STORAGE_ERROR_MS = 8000;
 export function storageRetryDelayMs(attempt: number): number {
     return Math.min(RETRY_AFTER_STORAGE_ERROR_MS * 2 ** Math.min(attempt, 10), MAX_RETRY_AFTER_STORAGE_ERROR_MS);
 }
-
-/** After a failed episode: this actor is done ('stop'), can go on at once ('again'), or waits a backoff. */
-export type AfterFailure = 'stop' | 'again' | 'backoff';
 
 export class Recovery {
     constructor(private readonly parts: Pick<EngineComponents, 'store' | 'instances' | 'scheduler' | 'episodes' | 'executor' | 'log'>) {}

@@ -8,11 +8,9 @@ import { TERMINAL_STATUSES } from '../history';
 import type { InboxMessage, InstanceRecord } from '../store/taskHubStore';
 import { clearTimers, hasWork, type Actor } from './actor';
 import { describe } from './engineLog';
-import type { EngineComponents } from './engineComponents';
+import type { ClientOperationResult, EngineComponents } from './engineComponents';
 import { startMessage } from './messages';
 import { storageRetryDelayMs } from './recovery';
-
-export type ClientOperationResult = 'accepted' | 'gone' | 'notFound';
 
 /** How long `stop()` lets in-flight episodes finish before it abandons them. */
 const STOP_GRACE_MS = 3000;
