@@ -8,6 +8,7 @@ import { GENESIS, blockDigest, blockHash, leadingZeroBits, meetsDifficulty } fro
 import { scanRange } from '../../src/jobs/mining/scan';
 import { findNonceSerial } from '../support/serialSearch';
 import { SearchAbortedError, SearchPool } from '../../src/jobs/mining/search';
+import { ThreadPool } from '../../src/jobs/offThread/threadPool';
 
 /** The smallest nonce by brute force with the plain rule. */
 function bruteForce(index: number, prev: string, difficulty: number): number {
@@ -162,36 +163,37 @@ describe('SearchPool (parallel search)', () => {
         await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 1.5 }), RangeError);
     });
 
-    it('turns a failing worker into a rejected search, not a hang', async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+    it('turns a failing thread into a rejected search, not a hang', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'search-task-'));
         const throwing = join(dir, 'throwing.js');
-        writeFileSync(throwing, "require('node:worker_threads').parentPort.on('message', () => { throw new Error('boom'); });\n");
-        await assert.rejects(pool({ size: 2, workerFile: throwing }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /Mining worker failed: boom/);
+        writeFileSync(throwing, "exports.runTask = () => { throw new Error('boom'); };\n");
+        await assert.rejects(pool({ size: 2, scanTask: throwing }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /Mining failed: boom/);
 
         const exiting = join(dir, 'exiting.js');
-        writeFileSync(exiting, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
-        await assert.rejects(pool({ size: 1, workerFile: exiting }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /exit code 3/);
+        writeFileSync(exiting, 'exports.runTask = () => process.exit(3);\n');
+        await assert.rejects(pool({ size: 1, scanTask: exiting }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /exit code 3/);
 
+        const missing = join(dir, 'missing.js');
+        await assert.rejects(pool({ size: 1, scanTask: missing }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }), /Mining failed: Cannot find module/);
         await assert.rejects(
-            pool({ size: 1, workerFile: join(dir, 'missing.js') }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }),
-            /Mining worker/
+            pool({ threads: new ThreadPool({ size: 1, threadFile: missing }) }).search({ index: 0, previousHash: GENESIS, difficulty: 4 }),
+            /Mining failed/
         );
     });
 
-    it('replaces a failed worker and keeps serving other searches', async () => {
-        // The worker protocol over the real kernel, crashing the thread on difficulty 5 only.
-        const dir = mkdtempSync(join(tmpdir(), 'search-worker-'));
+    it('replaces a failed thread and keeps serving other searches', async () => {
+        // The real kernel, killing the thread on difficulty 5 only.
+        const dir = mkdtempSync(join(tmpdir(), 'search-task-'));
         const flaky = join(dir, 'flaky.js');
         const scan = require.resolve('../../src/jobs/mining/scan');
         writeFileSync(
             flaky,
             `const { scanRange } = require(${JSON.stringify(scan)});\n` +
-                "const port = require('node:worker_threads').parentPort;\n" +
-                "port.on('message', (j) => { if (j.difficulty === 5) throw new Error('flaky');\n" +
-                '  port.postMessage({ jobId: j.jobId, nonce: scanRange(j.index, j.previousHash, j.difficulty, j.start, j.end) ?? null }); });\n'
+                'exports.runTask = (j) => { if (j.difficulty === 5) process.exit(5);\n' +
+                '  return scanRange(j.index, j.previousHash, j.difficulty, j.start, j.end) ?? null; };\n'
         );
-        const search = pool({ size: 1, workerFile: flaky });
-        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 5 }), /flaky/);
+        const search = pool({ size: 1, scanTask: flaky });
+        await assert.rejects(search.search({ index: 0, previousHash: GENESIS, difficulty: 5 }), /exit code 5/);
         assert.equal((await search.search({ index: 0, previousHash: GENESIS, difficulty: 8 })).nonce, 339);
     });
 

@@ -10,7 +10,7 @@ const mainThreadNice = () => getPriority(process.pid);
 describe('lowerThreadPriority', () => {
     it('lowers the calling worker thread only, not the process', { skip: unlessAvailable(process.platform === 'linux', 'per-thread priorities are set on Linux only') }, async () => {
         const before = mainThreadNice();
-        const module = require.resolve('../../src/jobs/mining/threadPriority');
+        const module = require.resolve('../../src/jobs/offThread/threadPriority');
         // A sibling worker, started before the one that lowers its priority and asked for its nice value after.
         const sibling = new Worker(
             "const { parentPort } = require('node:worker_threads');" +

@@ -1,19 +1,19 @@
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { sharedThreadPool, ThreadPool } from '../offThread/threadPool';
 import { DIGEST_BITS, blockDigest, meetsDifficulty } from './hashRule';
-import type { ScanAnswer, ScanJob, SearchWorkerData } from './searchWorker';
+import type { ScanJob } from './scanTask';
 
 /**
- * The parallel proof-of-work search. Worker threads scan consecutive nonce ranges ("chunks"),
- * handed out in increasing order. A hit in chunk k is only accepted once every chunk below k has
+ * The parallel proof-of-work search. Pool threads (../offThread/threadPool.ts) scan consecutive nonce ranges
+ * ("chunks"), handed out in increasing order. A hit in chunk k is only accepted once every chunk below k has
  * answered, and the smallest hit wins, so the result is the smallest nonce, exactly what a serial
  * search returns, however the threads are scheduled. A search may be limited to a nonce range.
  *
- * The pool is process-wide: the MineBlock calls an instance runs at once share its threads. Different
- * blocks take turns (round-robin); among ranges of the SAME block (ranges in flight of one workflow) the
- * lowest range gets every chunk first, because only it can end the block: split P ways, the instance would
- * hash P ranges at 1/P speed each and answer the lowest P times later than the sequential run.
+ * The pool is process-wide: the MineBlock calls an instance runs at once share its threads (with every other
+ * job's tasks). Different blocks take turns (round-robin); among ranges of the SAME block (ranges in flight of
+ * one workflow) the lowest range gets every chunk first, because only it can end the block: split P ways, the
+ * instance would hash P ranges at 1/P speed each and answer the lowest P times later than the sequential run.
+ * Chunks are chosen when a thread is free, so at most one chunk per thread is out at a time.
  */
 
 export interface SearchRequest {
@@ -42,16 +42,18 @@ export class SearchAbortedError extends Error {
 }
 
 export interface SearchPoolOptions {
-    /** Worker threads; default one per CPU. */
+    /** The threads to search on; default a pool of its own of `size` threads at `threadNice`. */
+    threads?: ThreadPool;
+    /** Threads of its own pool; default one per CPU. */
     size?: number;
-    /** The compiled worker script; default searchWorker.js next to this module. */
-    workerFile?: string;
+    /** Its own pool's nice value (Linux); default CPU_THREAD_NICE. */
+    threadNice?: number;
+    /** The module that scans a chunk; default ./scanTask.js (tests give one that fails). */
+    scanTask?: string;
     /** First chunk size: small, so that easy blocks answer within a few milliseconds. */
     firstChunk?: number;
     /** Chunks double up to this size (about 40 ms of hashing at the measured rate). */
     maxChunk?: number;
-    /** The worker threads' nice value (Linux); default MINING_THREAD_NICE in searchWorker.ts. */
-    threadNice?: number;
 }
 
 class Search {
@@ -109,31 +111,26 @@ class Search {
     }
 }
 
-interface PooledWorker {
-    worker: Worker;
-    job?: { jobId: number; start: number; search: Search };
-    dead: boolean;
-}
-
 export class SearchPool {
-    private readonly size: number;
-    private readonly workerFile: string;
+    readonly #threads: ThreadPool;
+    /** Whether close() stops the threads: only a pool of its own. */
+    readonly #ownsThreads: boolean;
+    readonly #scanTask: string;
     private readonly firstChunk: number;
     private readonly maxChunk: number;
-    private readonly workerData: SearchWorkerData;
-    private readonly workers: PooledWorker[] = [];
     private readonly searches: Search[] = [];
-    private nextJobId = 1;
+    /** Chunks out on the threads. */
+    #inFlight = 0;
     /** The block whose turn it was last: the next chunk goes to the next block with work. */
     private lastBlock: string | undefined;
     private closed = false;
 
     constructor(options: SearchPoolOptions = {}) {
-        this.size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
-        this.workerFile = options.workerFile ?? join(__dirname, 'searchWorker.js');
+        this.#ownsThreads = options.threads === undefined;
+        this.#threads = options.threads ?? new ThreadPool({ size: options.size, nice: options.threadNice });
+        this.#scanTask = options.scanTask ?? join(__dirname, 'scanTask.js');
         this.firstChunk = Math.max(1, Math.floor(options.firstChunk ?? 1024));
         this.maxChunk = Math.max(this.firstChunk, Math.floor(options.maxChunk ?? 1 << 17));
-        this.workerData = { threadNice: options.threadNice };
     }
 
     /**
@@ -188,39 +185,27 @@ export class SearchPool {
         });
     }
 
-    /** Stops every worker; searches still running are rejected. */
+    /** Stops the search's own threads; searches still running are rejected. */
     async close(): Promise<void> {
         this.closed = true;
         for (const search of [...this.searches]) this.fail(search, new Error('The search pool was closed'));
-        const workers = this.workers.splice(0);
-        await Promise.all(
-            workers.map((pooled) => {
-                pooled.dead = true;
-                // An idle worker is unref'd: without ref() the process could run out of work before the
-                // exit arrives, leaving close() pending forever.
-                pooled.worker.ref();
-                return pooled.worker.terminate();
-            })
-        );
+        if (this.#ownsThreads) await this.#threads.close();
     }
 
-    /** Hands chunks to idle workers, round-robin over the searches that need more. */
+    /** Hands chunks to free threads, round-robin over the searches that need more. */
     private dispatch(): void {
-        while (!this.closed) {
-            const next = this.nextSearchWithWork();
-            if (next === undefined) return;
-            const pooled = this.idleWorker();
-            if (pooled === undefined) return;
+        while (!this.closed && this.#inFlight < this.#threads.size) {
+            const search = this.nextSearchWithWork();
+            if (search === undefined) return;
             // Advance the turn only when the search really gets a chunk, or a busy pool starves it.
-            const search = next;
             this.lastBlock = search.blockKey;
             const { start, end } = search.takeChunk();
-            const jobId = this.nextJobId++;
-            pooled.job = { jobId, start, search };
-            const job: ScanJob = { jobId, ...search.request, start, end };
-            // A busy worker keeps the process alive until it answers; an idle one never does.
-            pooled.worker.ref();
-            pooled.worker.postMessage(job);
+            const job: ScanJob = { ...search.request, start, end };
+            this.#inFlight++;
+            this.#threads.run<number | null>(this.#scanTask, job).then(
+                (nonce) => this.onAnswer(search, start, nonce),
+                (error: Error) => this.onFailure(search, error)
+            );
         }
     }
 
@@ -241,57 +226,20 @@ export class SearchPool {
         return lowestOfBlock.get(blocks[(last + 1) % blocks.length] as string);
     }
 
-    private idleWorker(): PooledWorker | undefined {
-        const idle = this.workers.find((pooled) => pooled.job === undefined && !pooled.dead);
-        if (idle !== undefined) return idle;
-        if (this.workers.length >= this.size) return undefined;
-        return this.spawn();
-    }
-
-    private spawn(): PooledWorker | undefined {
-        let worker: Worker;
-        try {
-            worker = new Worker(this.workerFile, { workerData: this.workerData });
-        } catch (error) {
-            // Cannot start a thread at all: fail the searches rather than leave them waiting.
-            const cause = error instanceof Error ? error.message : String(error);
-            for (const search of [...this.searches]) this.fail(search, new Error(`Could not start a mining worker: ${cause}`));
-            return undefined;
-        }
-        worker.unref();
-        const pooled: PooledWorker = { worker, dead: false };
-        worker.on('message', (answer: ScanAnswer) => this.onAnswer(pooled, answer));
-        worker.on('error', (error) => this.onWorkerGone(pooled, `Mining worker failed: ${error.message}`));
-        worker.on('messageerror', (error) => this.onWorkerGone(pooled, `Mining worker sent an unreadable message: ${error.message}`));
-        worker.on('exit', (code) => this.onWorkerGone(pooled, `Mining worker stopped unexpectedly (exit code ${code})`));
-        this.workers.push(pooled);
-        return pooled;
-    }
-
-    private onAnswer(pooled: PooledWorker, answer: ScanAnswer): void {
-        const job = pooled.job;
-        if (job === undefined || job.jobId !== answer.jobId) return;
-        pooled.job = undefined;
-        pooled.worker.unref();
-        const { search } = job;
+    private onAnswer(search: Search, start: number, nonce: number | null): void {
+        this.#inFlight--;
         if (!search.settled) {
-            search.record(job.start, answer.nonce);
+            search.record(start, nonce);
             if (search.isComplete()) this.finish(search);
             else if (search.exhausted()) this.finishEmpty(search);
         }
         this.dispatch();
     }
 
-    private onWorkerGone(pooled: PooledWorker, message: string): void {
-        if (pooled.dead) return;
-        pooled.dead = true;
-        const at = this.workers.indexOf(pooled);
-        if (at >= 0) this.workers.splice(at, 1);
-        void pooled.worker.terminate();
-        const job = pooled.job;
-        pooled.job = undefined;
-        if (job !== undefined) this.fail(job.search, new Error(message));
-        // The pool replaces the worker on demand for the searches that are left.
+    /** A chunk's thread failed (or the task threw): the search fails; the pool replaces the thread for the others. */
+    private onFailure(search: Search, error: Error): void {
+        this.#inFlight--;
+        this.fail(search, new Error(`Mining failed: ${error.message}`));
         this.dispatch();
     }
 
@@ -328,10 +276,10 @@ export class SearchPool {
     }
 }
 
-let sharedPool: SearchPool | undefined;
+let sharedSearch: SearchPool | undefined;
 
-/** The smallest nonce in the range, or undefined, searched on the process-wide pool (one thread per CPU). */
+/** The smallest nonce in the range, or undefined, searched on the process-wide thread pool. */
 export function searchNonceRange(request: RangeRequest, signal?: AbortSignal): Promise<SearchResult | undefined> {
-    sharedPool ??= new SearchPool();
-    return sharedPool.searchRange(request, signal);
+    sharedSearch ??= new SearchPool({ threads: sharedThreadPool() });
+    return sharedSearch.searchRange(request, signal);
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
+import { sharedThreadPool } from '../offThread/threadPool';
 import { BELOW_LIMIT, SEGMENT_LIMIT, type SegmentOutput } from './contracts';
 import { countPrimesIn } from './sieve';
 
@@ -34,16 +34,11 @@ export function countSegmentActivity(input: unknown): SegmentOutput {
 }
 
 /**
- * The segment counted in a worker thread, as the registered activity does: the sieve is CPU-bound, and on the
- * Node worker's event loop it would hold up the HTTP calls the same process answers (as mining's search pool avoids).
+ * The segment counted on the process-wide thread pool, as the registered activity does: the sieve is CPU-bound, and
+ * on the Node worker's event loop it would hold up the HTTP calls the same process answers.
  */
 export async function countSegmentOffThread(input: unknown): Promise<SegmentOutput> {
     const { start, end } = parseInput(input);
-    const count = await new Promise<number>((resolve, reject) => {
-        const worker = new Worker(join(__dirname, 'sieveWorker.js'), { workerData: { start, end } });
-        worker.once('message', (value: unknown) => (typeof value === 'number' ? resolve(value) : reject(new Error('the sieve answered no count'))));
-        worker.once('error', reject);
-        worker.once('exit', (code) => reject(new Error(`the sieve stopped without a count (exit code ${code})`)));
-    });
+    const count = await sharedThreadPool().run<number>(join(__dirname, 'sieveTask.js'), { start, end });
     return { start, end, count };
 }
