@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * `npm test`: a clean build, then every compiled test file under dist/test, at any depth, with Node's test
+ * `npm test`: a clean build (tsc, then each job's view, as `npm run build`), then every compiled test file under dist/test, at any depth, with Node's test
  * runner and a fixed reporter and timeout.
  *
  *   node test/run.mjs                                   everything
@@ -83,6 +83,7 @@ rmSync(compiledTests, { recursive: true, force: true });
 rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 run('The build (tsc -p .)', [tsc, '-p', '.']);
+run("The views' build (scripts/build-views.mjs)", [join(root, 'scripts', 'build-views.mjs')]);
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : findTestFiles(compiledTests);
 if (files.length === 0) {

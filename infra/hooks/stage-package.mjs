@@ -209,6 +209,9 @@ function verify(out) {
         problems.push('host.json has no activity slot count of an instance size');
     }
     if (!existsSync(join(out, '.funcignore'))) problems.push('.funcignore is missing (azd before 1.23.12 would then leave node_modules out)');
+    // The jobs' views (MCP Apps) are built HTML, made by scripts/build-views.mjs after tsc; the app reads them from here.
+    const views = join(out, 'dist', 'src', 'views');
+    if (!existsSync(views) || !readdirSync(views).some((f) => f.endsWith('.html'))) problems.push('dist/src/views holds no view: run npm run build, which builds them');
 
     if (problems.length > 0) throw new Error(`The staged package is not deployable:\n  - ${problems.join('\n  - ')}`);
 }

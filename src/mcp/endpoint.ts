@@ -2,12 +2,14 @@ import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server'
 import type { Config } from '../config';
 import type { WorkflowDeps } from '../workflow/workflowDeps';
 import { buildMcpServer } from './era2025/server';
+import { declaresUiIn } from './era2026/appsExtension';
 import { buildModernServer } from './era2026/server';
 import { bodyTooLarge, internalError, JSON_HEADERS, jsonRpcError, methodNotAllowed, nestedTooDeep } from './http/errorResponses';
 import { checkOrigin, forbidden, type OriginPolicy } from './http/originCheck';
 import { MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from './http/requestLimits';
 import { BATCH_REFUSED, isBatch } from './sdk/invalidParams';
 import { Transport2025 } from './sdk/transport2025';
+import { hasUiSession, initializeDeclaresUi, uiSessionId } from './sdk/uiSession2025';
 
 /**
  * The MCP endpoint, both protocol eras, over web-standard types (it knows nothing of Azure Functions: a Functions
@@ -87,8 +89,10 @@ function headersLookRight(headers: Headers): boolean {
 async function serve2025(web: Request, message: unknown, deps: WorkflowDeps): Promise<Response> {
     const { log } = deps;
     if (isBatch(message) && headersLookRight(web.headers)) return new Response(JSON.stringify(BATCH_REFUSED), { status: 400, headers: JSON_HEADERS });
-    const server = buildMcpServer(deps);
-    const transport = new Transport2025(message, MAX_REQUEST_BODY_BYTES);
+    // MCP Apps: declared at this initialize, or at the client's initialize whose session id it echoes (./sdk/uiSession2025.ts).
+    const declaring = initializeDeclaresUi(message);
+    const server = buildMcpServer(deps, declaring || hasUiSession(web.headers));
+    const transport = new Transport2025(message, MAX_REQUEST_BODY_BYTES, declaring ? uiSessionId : undefined);
     // Protocol errors already reach the client as 4xx JSON-RPC errors; this is for the operator.
     transport.onerror = (error) => log.warn('MCP transport error', error);
     try {
@@ -103,7 +107,8 @@ async function serve2025(web: Request, message: unknown, deps: WorkflowDeps): Pr
 
 /** One 2026-07-28 request, by SDK v2's handler (2025-era traffic refused: it was routed above). */
 function serve2026(web: Request, message: unknown, deps: WorkflowDeps): Promise<Response> {
-    const handler = createMcpHandler(() => buildModernServer(deps), {
+    const ui = declaresUiIn(message);
+    const handler = createMcpHandler(() => buildModernServer(deps, ui), {
         legacy: 'reject',
         // JSON unless the call sends progress first, then SSE.
         responseMode: 'auto',

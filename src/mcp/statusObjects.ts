@@ -147,7 +147,7 @@ export function toWorkflowStatus(job: JobDefinition, workflowId: string, durable
 }
 
 /** The published progress, else none done (from the input if it shows enough, else as the start planned it). */
-function progressOf(job: JobDefinition, durable: DurableStatusLike, initial: JobProgress | undefined): JobProgress | undefined {
+export function progressOf(job: JobDefinition, durable: DurableStatusLike, initial: JobProgress | undefined): JobProgress | undefined {
     const published = job.progress.schema.safeParse(durable.customStatus);
     if (published.success) return published.data;
     return job.progress.initial(durable.input) ?? initial;

@@ -77,6 +77,8 @@ describe('older and other 2025-era clients against the app on the local host', (
         await client.connect(new Transport111(mcpUrl));
         const { tools } = await client.listTools();
         assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_mining', 'get_mining_result', 'start_mining']);
+        // It declared no MCP Apps: no tool names a view (test/e2e/views.test.ts has the client that does).
+        assert.deepEqual(tools.filter((t) => '_meta' in t), []);
 
         // 1.11's CallToolResultSchema has no resource_link: a result with one would be rejected as a whole.
         const inline = await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } });
@@ -122,6 +124,8 @@ describe('older and other 2025-era clients against the app on the local host', (
         const capabilities = answer.result?.capabilities as { tools?: Record<string, unknown>; resources?: Record<string, unknown> };
         assert.deepEqual(capabilities.tools, {});
         assert.deepEqual(capabilities.resources, {});
+        // Nor MCP Apps, to a client that did not declare it.
+        assert.equal((capabilities as { extensions?: unknown }).extensions, undefined);
     });
 
     test('errors before a task exists are JSON-RPC errors with the tool’s own message, said once', async () => {

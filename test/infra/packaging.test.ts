@@ -228,6 +228,14 @@ describe('the staged package', () => {
         assert.ok(functions.some((f) => f.endsWith('.js')), 'the staged package has no compiled functions');
         assert.ok(!functions.some((f) => f.endsWith('.map')), 'the staged package holds source maps');
     });
+
+    it("holds each job's view, the HTML the build makes (scripts/build-views.mjs) and the app serves", () => {
+        const views = readdirSync(join(out, 'dist', 'src', 'views')).filter((f) => f.endsWith('.html')).sort();
+        assert.deepEqual(views, ['count_primes.html', 'mining.html']);
+        const html = readFileSync(join(out, 'dist', 'src', 'views', 'mining.html'), 'utf8');
+        assert.match(html, /^<!DOCTYPE html>/);
+        assert.doesNotMatch(html, /<script[^>]+src=/, 'the view is one document: its script is inline');
+    });
 });
 
 describe('publishing with Core Tools (npm run publish:func)', () => {

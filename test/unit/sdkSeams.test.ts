@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer as McpServer1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { CallToolResultSchema, McpError, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListToolsRequestSchema, McpError, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolResultSchema as CallToolResultSchema111 } from 'mcp-sdk-1-11/types.js';
 import { createMcpHandler, McpServer as McpServer2 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -116,6 +117,32 @@ describe('SDK 1.32.2 behaviours the 2025-era seams answer', () => {
         assert.equal(answered, false, 'the SDK still waits after 1 s, 20 of its polls');
         await client.close();
         await pending;
+    });
+
+    it('uiSession2025.ts: a stateless transport takes any Mcp-Session-Id; one with a generator sends its id on initialize; the client echoes it', async () => {
+        /** One request, one server and transport, as the endpoint builds them: a generator for an initialize only. */
+        const serveOnce = async (request: Request): Promise<Response> => {
+            if (request.method !== 'POST') return new Response(null, { status: 405 });
+            const body = (await request.json()) as { method?: string };
+            const server = new Server({ name: 's', version: '1' }, { capabilities: { tools: {} } });
+            server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+            const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: body.method === 'initialize' ? () => 'mcp-apps-canary' : undefined });
+            await server.connect(transport);
+            return transport.handleRequest(request, { parsedBody: body });
+        };
+        const sent: Array<string | null> = [];
+        const fetchInProcess = async (input: string | URL | Request, init?: RequestInit) => {
+            const request = new Request(input, init);
+            sent.push(request.headers.get('mcp-session-id'));
+            return serveOnce(request);
+        };
+        const client = new Client({ name: 'canary', version: '1' });
+        const transport = new StreamableHTTPClientTransport(URL_, { fetch: fetchInProcess });
+        await client.connect(transport);
+        assert.equal(transport.sessionId, 'mcp-apps-canary', 'the initialize answer carried the generated id');
+        await client.listTools();
+        assert.equal(sent.at(-1), 'mcp-apps-canary', 'the client sent it again, and the stateless transport answered');
+        await client.close();
     });
 
     it('resourceLinks.ts: an SDK 1.11 client rejects a tool result that holds a resource_link', () => {

@@ -50,3 +50,23 @@ export function compress(state: readonly number[], block: Uint8Array, offset = 0
     const out = [a, b, c, d, e, f, g, h];
     return out.map((v, i) => (v + (state[i] ?? 0)) | 0);
 }
+
+/**
+ * The SHA-256 digest of `message`, whole (padding and length included), for the mining view, which re-checks every
+ * block of a chain in the browser where node:crypto is not (src/jobs/mining/resultView.ts). A few blocks, not a search.
+ */
+export function sha256(message: Uint8Array): Uint8Array {
+    const padded = new Uint8Array(Math.ceil((message.length + 9) / 64) * 64);
+    padded.set(message);
+    padded[message.length] = 0x80;
+    const view = new DataView(padded.buffer);
+    // The message length in bits, big-endian, in the last 8 bytes (at most 2^53 bits here, so two 32-bit halves).
+    view.setUint32(padded.length - 8, Math.floor((message.length * 8) / 2 ** 32));
+    view.setUint32(padded.length - 4, (message.length * 8) >>> 0);
+    let state: readonly number[] = IV;
+    for (let offset = 0; offset < padded.length; offset += 64) state = compress(state, padded, offset);
+    const digest = new Uint8Array(32);
+    const out = new DataView(digest.buffer);
+    state.forEach((word, i) => out.setUint32(4 * i, word >>> 0));
+    return digest;
+}

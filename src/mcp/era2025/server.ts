@@ -20,6 +20,8 @@ import { registerBoundedTaskResult } from '../sdk/boundedTaskResult';
 import { answerToolCalls } from '../sdk/toolCall2025';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
+import { UI_EXTENSION } from '../uiExtension';
+import { viewContents, viewListing, viewToolMeta } from '../workflowView';
 import { DurableTaskStore } from './taskStore';
 import { SERVER_INFO } from '../../appInfo';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
@@ -39,14 +41,21 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 /**
  * What the server offers. tasks/list only to a caller that can be told apart from others (the 2025-11-25 spec:
  * a receiver that cannot identify requestors should not declare it). No listChanged, no resource listing or
- * subscriptions: a stateless server has no stream to push anything on.
+ * subscriptions: a stateless server has no stream to push anything on. MCP Apps only to a client that declared it.
  */
-function capabilities(identified: boolean): ServerCapabilities {
-    return { tools: {}, resources: {}, tasks: { ...(identified ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };
+function capabilities(identified: boolean, ui: boolean): ServerCapabilities {
+    return {
+        tools: {},
+        resources: {},
+        tasks: { ...(identified ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } },
+        ...(ui ? { extensions: { [UI_EXTENSION]: {} } } : {}),
+    };
 }
 
 interface Listings {
     tools: ListToolsResult;
+    /** The same tools, each job's start and get tools naming its view (MCP Apps). */
+    toolsWithViews: ListToolsResult;
     resourceTemplates: ListResourceTemplatesResult;
     templates: ReadonlyArray<{ template: UriTemplate; job: Catalog['jobs'][number] }>;
 }
@@ -66,9 +75,13 @@ function listingsOf(catalog: Catalog): Listings {
             execution: { taskSupport: starts ? ('optional' as const) : ('forbidden' as const) },
             outputSchema: toJsonSchemaCompat(definition.outputSchema, { strictUnions: true, pipeStrategy: 'output' }),
         }));
+        const toolsWithViews = tools.map((tool, i) => {
+            const view = catalog.tools[i]?.view;
+            return view === undefined ? tool : { ...tool, _meta: viewToolMeta(view) };
+        });
         const resourceTemplates = catalog.jobs.map((job) => ({ name: job.resource.name, uriTemplate: workflowUriTemplate(job), ...workflowResourceMetadata(job) }));
         const templates = catalog.jobs.map((job) => ({ template: new UriTemplate(workflowUriTemplate(job)), job }));
-        found = { tools: { tools } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
+        found = { tools: { tools } as ListToolsResult, toolsWithViews: { tools: toolsWithViews } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
         listings.set(catalog, found);
     }
     return found;
@@ -80,26 +93,32 @@ const RESOURCE_ERRORS = {
     unavailable: () => new McpError(ErrorCode.InternalError, BACKEND_UNAVAILABLE),
 };
 
-/** A 2025-era server for one request: each served job's three tools and workflow resource, and MCP Tasks. */
-export function buildMcpServer(workflowDeps: WorkflowDeps): Server {
+/**
+ * A 2025-era server for one request: each served job's three tools and workflow resource, and MCP Tasks; and to a
+ * client that declared MCP Apps (`ui`, ../sdk/uiSession2025.ts), each job's view.
+ */
+export function buildMcpServer(workflowDeps: WorkflowDeps, ui = false): Server {
     const catalog = catalogFor(workflowDeps.config);
     const listed = listingsOf(catalog);
     const deps = toolDeps(workflowDeps);
     const taskStore = new DurableTaskStore(deps);
     const server = new Server(SERVER_INFO, {
-        capabilities: capabilities(workflowDeps.tenant.identified),
+        capabilities: capabilities(workflowDeps.tenant.identified, ui),
         instructions: catalog.instructions,
         jsonSchemaValidator,
         taskStore,
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => listed.tools);
-    answerToolCalls(server, catalog, deps);
+    server.setRequestHandler(ListToolsRequestSchema, () => (ui ? listed.toolsWithViews : listed.tools));
+    answerToolCalls(server, catalog, deps, ui);
     // Each job's `{scheme}://workflows/{workflow_id}` (../workflowResource.ts), reached through the resource_link in
-    // tool answers; resources/list stays empty, for listing would need a caller that can be told apart from others.
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+    // tool answers; resources/list holds no workflow, for listing would need a caller that can be told apart from
+    // others. It lists the views (the same for every caller) to a client that declared MCP Apps.
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: ui ? catalog.views.map(viewListing) : [] }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listed.resourceTemplates);
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
         const uri = new URL(request.params.uri);
+        const view = ui ? catalog.views.find((served) => served.uri === request.params.uri) : undefined;
+        if (view !== undefined) return viewContents(view);
         for (const { template, job } of listed.templates) {
             const variables = template.match(uri.toString());
             if (variables) return readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS);

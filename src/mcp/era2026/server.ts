@@ -14,6 +14,8 @@ import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
+import { UI_EXTENSION } from '../uiExtension';
+import { viewContents, viewMetadata, viewToolMeta } from '../workflowView';
 import { SERVER_INFO } from '../../appInfo';
 import type { StartArgs } from '../../jobs/job';
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
@@ -47,6 +49,9 @@ const MODERN_CAPABILITIES = {
     extensions: { [TASKS_EXTENSION]: {} },
 };
 
+/** The same, with MCP Apps, to a client that declared it (./appsExtension.ts). */
+const WITH_VIEWS = { ...MODERN_CAPABILITIES, extensions: { ...MODERN_CAPABILITIES.extensions, [UI_EXTENSION]: {} } };
+
 const schemas = new WeakMap<Catalog, Map<string, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>>();
 
 /** Each tool's schemas as McpServer takes them, once per configuration. */
@@ -60,10 +65,10 @@ function schemasOf(catalog: Catalog) {
 }
 
 /** What a tool's handler gets of its request, from SDK v2's handler context. */
-function toolCallOf(served: ServedTool, ctx: ServerContext, deps: ToolDeps): ToolCall {
+function toolCallOf(served: ServedTool, ctx: ServerContext, deps: ToolDeps, forView: boolean): ToolCall {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const extra = { ...(progressToken === undefined ? {} : { _meta: { progressToken } }), sendNotification: ctx.mcpReq.notify.bind(ctx.mcpReq) };
-    return { signal: ctx.mcpReq.signal, reportProgress: progressReporter(served.job, extra, deps.log) };
+    return { signal: ctx.mcpReq.signal, reportProgress: progressReporter(served.job, extra, deps.log), forView };
 }
 
 /**
@@ -90,21 +95,23 @@ async function startAsTask({ job }: ServedTool, deps: ToolDeps, args: StartArgs)
     return { ...answer, resultType: 'task', ...task2026(task), ...meta } as unknown as CallToolResult;
 }
 
-export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
+/** A 2026-07-28 server for one request; to a client that declared MCP Apps (`ui`), with each job's view. */
+export function buildModernServer(workflowDeps: WorkflowDeps, ui = false): McpServer {
     const catalog = catalogFor(workflowDeps.config);
     const deps = toolDeps(workflowDeps);
-    const server = new McpServer(SERVER_INFO, { capabilities: MODERN_CAPABILITIES, instructions: catalog.instructions });
+    const server = new McpServer(SERVER_INFO, { capabilities: ui ? WITH_VIEWS : MODERN_CAPABILITIES, instructions: catalog.instructions });
     const listed = schemasOf(catalog);
     for (const served of catalog.tools) {
         const { name, title, description, inputSchema, annotations } = served.definition;
         const { input, output } = listed.get(name)!;
         // The arguments are checked here, not by McpServer, for the message a model reads (../sdk/standardSchema.ts).
-        server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (raw, ctx) => {
+        const meta = ui && served.view !== undefined ? { _meta: viewToolMeta(served.view) } : {};
+        server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations, ...meta }, async (raw, ctx) => {
             const checked = await checkArguments(inputSchema, raw);
             if ('error' in checked) return checked.error as CallToolResult;
             // A client that declared the Tasks extension gets a task of a start tool; any other the plain budgeted call.
             if (served.starts && clientDeclaresTasks(ctx)) return startAsTask(served, deps, checked.args as StartArgs);
-            return (await served.definition.call(checked.args, deps, toolCallOf(served, ctx, deps))) as CallToolResult;
+            return (await served.definition.call(checked.args, deps, toolCallOf(served, ctx, deps, ui))) as CallToolResult;
         });
     }
     for (const job of catalog.jobs) {
@@ -112,6 +119,8 @@ export function buildModernServer(workflowDeps: WorkflowDeps): McpServer {
             readWorkflowResource(job, deps, uri, variables.workflow_id, RESOURCE_ERRORS)
         );
     }
+    // Fixed URIs, so resources/list lists them: to a client that declared MCP Apps only.
+    if (ui) for (const view of catalog.views) server.registerResource(`${view.job.name}-workflow-view`, view.uri, viewMetadata(view), () => viewContents(view));
     registerTaskMethods(server, deps);
     return server;
 }

@@ -21,10 +21,11 @@ import { resultForClient } from './resourceLinks';
  *   with a zod dump; a task asked of a tool without task support is -32601;
  * - invalid arguments are the argument's own message, without McpServer's "Input validation error: …" prefix;
  * - a result goes without resource_link items to a client that predates them (./resourceLinks.ts), and every
- *   message is said once (./errorsSaidOnce.ts).
+ *   message is said once (./errorsSaidOnce.ts);
+ * - to a client that declared MCP Apps (`forView`, ./uiSession2025.ts), an answer carries its view's run facts.
  * Canary: test/unit/sdkSeams.test.ts.
  */
-export function answerToolCalls(server: Server, catalog: Catalog, deps: ToolDeps): void {
+export function answerToolCalls(server: Server, catalog: Catalog, deps: ToolDeps, forView = false): void {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: raw, task } = request.params;
         const served = catalog.byName.get(name);
@@ -43,7 +44,7 @@ export function answerToolCalls(server: Server, catalog: Catalog, deps: ToolDeps
         }
         if ('error' in checked) return checked.error;
         const reportProgress = progressReporter(served.job, extra, deps.log);
-        return resultForClient(await served.definition.call(checked.args, deps, { signal: extra.signal, reportProgress }), extra);
+        return resultForClient(await served.definition.call(checked.args, deps, { signal: extra.signal, reportProgress, forView }), extra);
     });
 }
 

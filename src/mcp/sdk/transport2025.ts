@@ -8,14 +8,16 @@ import { clearError } from './invalidParams';
  * SDK 1.32.2's stateless Streamable HTTP transport for one request (the SDK refuses to reuse a stateless
  * transport), given the request already read and parsed. Every error it sends is said the app's way: once
  * (./errorsSaidOnce.ts), and naming the params that do not fit (./invalidParams.ts). Through `send`, the
- * transport's public method: everything else is the SDK's.
+ * transport's public method: everything else is the SDK's. Stateless, except that the initialize of a client that
+ * declared MCP Apps is given a session id of the form that says so (./uiSession2025.ts).
  */
 export class Transport2025 extends WebStandardStreamableHTTPServerTransport {
     constructor(
         private readonly message: unknown,
-        maxRequestBodySize: number
+        maxRequestBodySize: number,
+        sessionIdGenerator?: () => string
     ) {
-        super({ sessionIdGenerator: undefined, maxRequestBodySize });
+        super({ sessionIdGenerator, maxRequestBodySize });
     }
 
     override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {

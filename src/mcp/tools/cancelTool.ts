@@ -2,6 +2,7 @@ import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
+import { runFacts, withRunFacts } from '../workflowView';
 import { workflowIdTool, type WorkflowIdInput } from './workflowIdInput';
 import type { JobDefinition } from '../../jobs/job';
 
@@ -29,7 +30,7 @@ export function cancelTool(job: JobDefinition): ToolDefinition<WorkflowIdInput> 
             idempotentHint: true,
             openWorldHint: false,
         },
-        call: ({ workflow_id }, { config, log, workflows }, { signal }) =>
+        call: ({ workflow_id }, { config, log, workflows, wallNow }, { signal, forView }) =>
             guarded(name, log, async () => {
                 // Another job's workflow is not_found, and left running.
                 const outcome = await workflows.cancel(workflow_id, name, { signal, orchestrator: job.orchestrator });
@@ -45,7 +46,8 @@ export function cancelTool(job: JobDefinition): ToolDefinition<WorkflowIdInput> 
                     case 'read': {
                         const status = toWorkflowStatus(job, workflow_id, outcome.durable, { pollAfterSeconds: config.pollAfterSeconds });
                         if (status.status === 'running') status.next = cancelNotVisibleNext(job, workflow_id, config.pollAfterSeconds);
-                        return statusResult(job, status, config.maxResultChars);
+                        const result = statusResult(job, status, config.maxResultChars);
+                        return forView === true ? withRunFacts(result, runFacts(job, outcome.durable, (wallNow ?? Date.now)())) : result;
                     }
                 }
             }),

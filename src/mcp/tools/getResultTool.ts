@@ -2,6 +2,7 @@ import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { notFound, toWorkflowStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
+import { runFacts, withRunFacts } from '../workflowView';
 import { workflowIdTool, type WorkflowIdInput } from './workflowIdInput';
 import type { JobDefinition } from '../../jobs/job';
 import { WorkflowUnavailableError } from '../../workflow/workflowService';
@@ -14,7 +15,7 @@ export function getResultTool(job: JobDefinition): ToolDefinition<WorkflowIdInpu
         title,
         description,
         annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-        call: ({ workflow_id }, { config, log, workflows, wallNow }) =>
+        call: ({ workflow_id }, { config, log, workflows, wallNow }, { forView }) =>
             guarded(name, log, async () => {
                 let durable;
                 try {
@@ -24,9 +25,11 @@ export function getResultTool(job: JobDefinition): ToolDefinition<WorkflowIdInpu
                     if (error instanceof WorkflowUnavailableError) return toolError(BACKEND_UNAVAILABLE);
                     throw error;
                 }
+                const nowMs = (wallNow ?? Date.now)();
                 const status =
-                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds, nowMs: (wallNow ?? Date.now)() });
-                return statusResult(job, status, config.maxResultChars);
+                    durable === undefined ? notFound(job, workflow_id) : toWorkflowStatus(job, workflow_id, durable, { pollAfterSeconds: config.pollAfterSeconds, nowMs });
+                const result = statusResult(job, status, config.maxResultChars);
+                return forView === true && durable !== undefined ? withRunFacts(result, runFacts(job, durable, nowMs)) : result;
             }),
     });
 }

@@ -5,6 +5,7 @@ import { refusalText } from '../refusalText';
 import { running, toWorkflowStatus, type StartStatus } from '../statusObjects';
 import { guarded, statusResult, toolError } from '../toolResults';
 import type { ToolDefinition } from './toolDefinition';
+import { runFacts, withRunFacts } from '../workflowView';
 import type { JobDefinition, StartArgs, StartPlan } from '../../jobs/job';
 import { limitsSchema, type Limits } from '../../jobs/limits';
 import { systemClock } from '../../workflow/budgetedWait';
@@ -72,7 +73,8 @@ export function startTool(job: JobDefinition, config: Config): ToolDefinition {
                     outcome.last === undefined
                         ? running(job, workflowId, config.pollAfterSeconds, plan.initialProgress)
                         : toWorkflowStatus(job, workflowId, outcome.last, options);
-                return statusResult(job, withCost(job, status, plan.input, plan.cost), config.maxResultChars);
+                const result = statusResult(job, withCost(job, status, plan.input, plan.cost), config.maxResultChars);
+                return call.forView === true ? withRunFacts(result, runFacts(job, outcome.last, (deps.wallNow ?? Date.now)(), plan.initialProgress)) : result;
             }),
     };
 }

@@ -23,6 +23,8 @@ export interface ToolCall {
     signal?: AbortSignal;
     /** Sends a progress notification, when the client asked for them. */
     reportProgress?: (progress: JobProgress) => void;
+    /** The client declared MCP Apps: the answer carries the run facts its view reads (../workflowView.ts). */
+    forView?: boolean;
 }
 
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {

@@ -1,0 +1,42 @@
+import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import type { ResultView } from '../../jobs/resultView';
+import type { ToolAnswer } from '../viewModel';
+import type { ViewSpec } from '../contract';
+import { RunWatch } from '../watch';
+import { createScreen } from './draw';
+
+/**
+ * A job's view in the host's frame (MCP Apps): connects to the host with the extension's App (its postMessage
+ * transport to the parent window), shows the tool result it is given, and follows the run through the host's server
+ * tool calls (../watch.ts). scripts/build-views.mjs calls this with the job's spec and renderer, once per job.
+ */
+export function mountWorkflowView(spec: ViewSpec, renderer: ResultView | undefined): void {
+    let watch: RunWatch | undefined;
+    const screen = createScreen(document.body, spec, () => void watch?.cancel());
+    const app = new App({ name: `${spec.job}-workflow-view`, version: '1.0.0' }, {}, { autoResize: true });
+    watch = new RunWatch(spec, renderer, {
+        callTool: async (name, args) => (await app.callServerTool({ name, arguments: args })) as ToolAnswer,
+        show: (model, receivedAtMs) => screen.show(model, receivedAtMs),
+        note: (text) => screen.note(text),
+        now: () => Date.now(),
+        setTimer: (run, ms) => setTimeout(run, ms),
+        clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
+    });
+    const applyContext = (context: McpUiHostContext | undefined) => {
+        if (context?.theme !== undefined) applyDocumentTheme(context.theme);
+        if (context?.styles?.variables !== undefined) applyHostStyleVariables(context.styles.variables);
+    };
+    // Handlers first: the host may send the tool's input and result as soon as the handshake ends.
+    app.ontoolinput = () => screen.waiting();
+    app.ontoolresult = (result) => watch?.accept(result as ToolAnswer);
+    app.ontoolcancelled = ({ reason }) => screen.note(`The tool call was cancelled${reason === undefined ? '' : `: ${reason}`}.`);
+    app.onhostcontextchanged = applyContext;
+    app.onteardown = () => {
+        watch?.stop();
+        return {};
+    };
+    app.connect().then(
+        () => applyContext(app.getHostContext()),
+        (error: unknown) => screen.note(`Could not connect to the host (${error instanceof Error ? error.message : String(error)}).`)
+    );
+}
