@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { JOB_NAMES, type JobName } from './jobs/jobNames';
+import { JOB_NAMES } from './jobs';
+import type { Config } from './settings';
+
+export type { Config } from './settings';
 
 /**
  * The app settings this app reads (environment variables locally, app settings in Azure).
@@ -35,43 +38,6 @@ export const HTTP_RESPONSE_LIMIT_SECONDS = 230;
 /** Time start_mining needs after its wait to answer; the budget must leave it under every ceiling. */
 const RESPONSE_MARGIN_SECONDS = 5;
 
-export interface Config {
-    /** How long start_mining waits inline before it answers with a workflow id. */
-    waitBudgetSeconds: number;
-    /** The hint given to clients in a `running` status. */
-    pollAfterSeconds: number;
-    defaultDifficulty: number;
-    maxDifficulty: number;
-    chainLength: number;
-    maxBlocks: number;
-    taskHubName: string;
-    /** Longest status JSON a tool answers with; a longer result is cut to fit and marked truncated. */
-    maxResultChars: number;
-    /** Most workflows one tenant may have running at once (counted in the durable backend). */
-    maxActiveWorkflows: number;
-    /** Most workflows all tenants together may have running at once (counted in the durable backend). */
-    maxActiveWorkflowsTotal: number;
-    /** Most workflows one tenant may start in a minute (counted from creation times in the durable backend). */
-    maxStartsPerMinute: number;
-    /** Most expected attempts (blocks × 2^difficulty) one start_mining call may commit. */
-    maxWork: number;
-    /** Longest a workflow may run, in seconds: past it, it ends failed (reason time_limit); recorded in its input at start. */
-    maxWorkflowSeconds: number;
-    /** Origins (scheme://host[:port], lowercase) allowed to call /api/mcp from a browser, beyond the server's own. */
-    allowedOrigins: readonly string[];
-    /** The jobs whose tools are served (src/jobs/index.ts), mining alone by default. */
-    enabledJobs: readonly JobName[];
-    /**
-     * Whether /api/mcp needs a function key: false only where App Service Authentication requires a sign-in on every
-     * request (the Entra deployment), so that a valid token is enough; the app still requires the key unless the
-     * platform says authentication is on (WEBSITE_AUTH_ENABLED).
-     */
-    functionKeyRequired: boolean;
-    /** Most ranges (MineBlock calls, prime segments) one workflow keeps in flight; recorded in its input at start. */
-    parallelRanges: number;
-    /** Nonces per MineBlock call; recorded in the workflow's input at start. */
-    rangeSize: number;
-}
 
 /** The default MAX_WORK: 2^34 expected attempts, about an hour of one 2-vCPU instance at 5 MH/s (BENCHMARKS.md). */
 export const DEFAULT_MAX_WORK = 2 ** 34;

@@ -1,20 +1,19 @@
-import type { Config } from '../config';
 import type { JobDefinition } from './job';
-import type { JobName } from './jobNames';
 import { MINING } from './mining/job';
 import { COUNT_PRIMES_JOB } from './primes/job';
 
 /**
- * The registry of jobs: src/functions/ registers every job's orchestrator and activities (so a workflow
- * started before a job was disabled still runs to its end), and both protocol eras serve the tools of the
- * jobs ENABLED_JOBS names, in this order.
+ * The registry of jobs, the one list of them: src/functions/ registers every job's orchestrator and activities (so a
+ * workflow started before a job was disabled still runs to its end), ENABLED_JOBS is checked against it, both
+ * protocol eras serve the tools of the jobs ENABLED_JOBS names, and the tests run for every job in it, in this order.
+ * A job of your own is one line here (docs/how-it-works.md, "Your own slow job behind MCP").
  */
-export const JOBS: Readonly<Record<JobName, JobDefinition>> = {
-    mining: MINING,
-    count_primes: COUNT_PRIMES_JOB,
-};
+export const JOBS: readonly JobDefinition[] = [MINING, COUNT_PRIMES_JOB];
+
+/** The jobs' names, as ENABLED_JOBS lists them. */
+export const JOB_NAMES: readonly string[] = JOBS.map((job) => job.name);
 
 /** The jobs whose tools are served. */
-export function enabledJobs(config: Pick<Config, 'enabledJobs'>): readonly JobDefinition[] {
-    return (Object.keys(JOBS) as JobName[]).filter((name) => config.enabledJobs.includes(name)).map((name) => JOBS[name]);
+export function enabledJobs(config: { enabledJobs: readonly string[] }): readonly JobDefinition[] {
+    return JOBS.filter((job) => config.enabledJobs.includes(job.name));
 }

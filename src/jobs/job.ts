@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../config';
+import type { Config } from '../settings';
 import { runsOrchestrator } from '../workflow/durableStatus';
 
 /**
@@ -24,7 +24,7 @@ export interface StartPlan {
     input: Record<string, unknown>;
     /** The fields of `input` that name the work: a keyed start finds a workflow only if they are the same. */
     matchOn: readonly string[];
-    /** Expected work, in the unit MAX_WORK counts. */
+    /** Expected work, in the job's own unit (workLimit's). */
     cost: number;
     /** The progress to report before the workflow has published any. */
     initialProgress: JobProgress;
@@ -61,8 +61,12 @@ export interface JobDefinition {
     startInput(config: Config): z.ZodObject;
     /** The start of validated arguments. */
     plan(args: StartArgs, config: Config): StartPlan;
-    /** The refusal of a start whose cost is over MAX_WORK: the cost rule, and what fits. */
-    overWorkText(args: StartArgs, cost: number, maxWork: number): string;
+    /**
+     * The most work one start may commit, in the job's own unit (its plan's cost: mining's MAX_WORK counts expected
+     * hash attempts), and the refusal of a start over it: the cost rule, and what fits. None when the start tool's
+     * input schema bounds the work already (count_primes: `below` is the numbers sieved).
+     */
+    readonly workLimit?: { of(config: Config): number; refusal(args: StartArgs, cost: number, limit: number): string };
     /** The expected work of a workflow from its stored input, when the job reports it in its answers. */
     readonly costField?: { name: string; description: string; of(input: unknown): number | undefined };
     /**

@@ -7,7 +7,7 @@ import { launchBrowser, chromiumSkip, ViewHost, type Browser, type CallTool } fr
 import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
 import { describeOnEachBackend, quickRedelivery, type Backend } from '../support/backends';
 import { CHAIN_25 } from '../support/expectedChains';
-import { ALL_JOBS, MINING_FIXTURE, PRIME_COUNT_FIXTURE } from '../support/jobFixtures';
+import { ALL_JOBS, JOB_FIXTURES, MINING_FIXTURE } from '../support/jobFixtures';
 import { PROTOCOL_2026 } from '../support/raw2026';
 import { untilProcessIdle } from '../support/processIdle';
 
@@ -97,10 +97,8 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
         test('2025 era: the tools name the views, the views are listed and read as MCP App HTML with an empty CSP domain list', async () => {
             const { tools } = await apps2025.listTools();
             const uiOf = (name: string) => (tools.find((tool) => tool.name === name)?._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri;
-            for (const [fixture, uri] of [
-                [MINING_FIXTURE, 'ui://mining/workflow'],
-                [PRIME_COUNT_FIXTURE, 'ui://count_primes/workflow'],
-            ] as const) {
+            const views = JOB_FIXTURES.map((fixture) => [fixture, `ui://${fixture.job}/workflow`] as const);
+            for (const [fixture, uri] of views) {
                 assert.equal(uiOf(fixture.tools.start), uri);
                 assert.equal(uiOf(fixture.tools.get), uri);
                 assert.equal(uiOf(fixture.tools.cancel), undefined, 'the cancel tool shows no view');
@@ -111,7 +109,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
                 assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|@import/i, 'nothing loaded from anywhere');
             }
             const { resources } = await apps2025.listResources();
-            assert.deepEqual(resources.map((r) => r.uri).sort(), ['ui://count_primes/workflow', 'ui://mining/workflow']);
+            assert.deepEqual(resources.map((r) => r.uri).sort(), views.map(([, uri]) => uri).sort());
         });
 
         test('mining: a run past the budget shows its progress rising, then the verified chain; opened again, the same run', async () => {

@@ -124,10 +124,14 @@ describe('the tenant code and what App Service Authentication sets', () => {
 });
 
 describe('azd wiring of the sign-in', () => {
-    it('runs the app-registration hook before provisioning, on both shells', () => {
+    it('runs the app-registration hook before provisioning, on both shells, once the settings are checked', () => {
         const yaml = parseSimpleYaml(readRepoFile('azure.yaml'), 'azure.yaml');
         for (const platform of ['posix', 'windows']) {
-            assert.equal(getPathInsensitive(yaml, ['hooks', 'preprovision', platform, 'run']), 'node infra/hooks/entra-app.mjs', `azure.yaml hooks.preprovision.${platform}.run`);
+            assert.equal(
+                getPathInsensitive(yaml, ['hooks', 'preprovision', platform, 'run']),
+                'node infra/hooks/check-settings.mjs && node infra/hooks/entra-app.mjs',
+                `azure.yaml hooks.preprovision.${platform}.run`
+            );
         }
     });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { JOB_NAMES } from '../../src/jobs';
 import { ConfigError, SETTING_NAMES, parseConfig, parseTimeSpanSeconds, readFunctionTimeoutSeconds } from '../../src/config';
 
 const BASE = { TASKHUB_NAME: 'mininglocal' };
@@ -91,15 +92,17 @@ describe('configuration', () => {
         rejects({ RANGE_SIZE: String(2 ** 27 + 1) }, /RANGE_SIZE must be at most 134217728/);
     });
 
-    it('ENABLED_JOBS: a comma list of known jobs, mining alone by default; an unknown job stops the app', () => {
+    it('ENABLED_JOBS: a comma list of the registry\'s jobs, mining alone by default; an unknown job stops the app', () => {
+        const known = JOB_NAMES.join(', ');
         assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: ' ' }).enabledJobs, ['mining']);
-        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: 'count_primes, mining,count_primes' }).enabledJobs, ['count_primes', 'mining']);
+        const reversed = [...JOB_NAMES].reverse();
+        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: [...reversed, ...reversed].join(', ') }).enabledJobs, reversed);
         // An empty entry (a trailing or doubled comma) is no job; a list of nothing but commas names none, and stops the app.
-        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: 'mining,,count_primes,' }).enabledJobs, ['mining', 'count_primes']);
-        assert.throws(() => parseConfig({ ...BASE, ENABLED_JOBS: ',,' }), /ENABLED_JOBS must name at least one of mining, count_primes/);
-        assert.throws(
-            () => parseConfig({ ...BASE, ENABLED_JOBS: 'mining,sorting' }),
-            /ENABLED_JOBS must list jobs from mining, count_primes, separated by commas \(got "mining,sorting"\)/
+        assert.deepEqual(parseConfig({ ...BASE, ENABLED_JOBS: `${JOB_NAMES.join(',,')},` }).enabledJobs, [...JOB_NAMES]);
+        assert.throws(() => parseConfig({ ...BASE, ENABLED_JOBS: ',,' }), new RegExp(`ENABLED_JOBS must name at least one of ${known} \\(got ",,"\\)`));
+        const unknown = `${JOB_NAMES.join(',')},no_such_job`;
+        assert.throws(() => parseConfig({ ...BASE, ENABLED_JOBS: unknown }), (error: unknown) =>
+            error instanceof Error && error.message.includes(`ENABLED_JOBS must list jobs from ${known}, separated by commas (got "${unknown}")`)
         );
     });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Config } from '../../config';
+import type { Config } from '../../settings';
 import { idempotencyKeyField, integerField, toolArguments, type JobDefinition, type JobProgress, type JobResult, type StartArgs } from '../job';
-import { MINE_CHAIN, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
+import { MINE_CHAIN, PARALLEL_RANGES_LIMIT, miningResultSchema, progressSchema, type MiningResult, type Progress } from './contracts';
 import { registerMiningFunctions } from './functions';
 
 /**
@@ -132,7 +132,8 @@ export const MINING: JobDefinition = {
                 difficulty,
                 blocks,
                 range_size: config.rangeSize,
-                parallel_ranges: config.parallelRanges,
+                // PARALLEL_RANGES, within what MineChain accepts.
+                parallel_ranges: Math.min(config.parallelRanges, PARALLEL_RANGES_LIMIT),
                 work_limit: Math.min(Number.MAX_SAFE_INTEGER, WORK_LIMIT_FACTOR * expectedAttempts(blocks, difficulty)),
                 time_limit_seconds: config.maxWorkflowSeconds,
             },
@@ -141,9 +142,12 @@ export const MINING: JobDefinition = {
             initialProgress: { blocks_done: 0, blocks_total: blocks } satisfies Progress,
         };
     },
-    overWorkText(args, _cost, maxWork) {
-        const { difficulty, blocks } = miningArgs(args);
-        return overWorkText(blocks, difficulty, maxWork);
+    workLimit: {
+        of: (config) => config.maxWork,
+        refusal(args, _cost, maxWork) {
+            const { difficulty, blocks } = miningArgs(args);
+            return overWorkText(blocks, difficulty, maxWork);
+        },
     },
     costField: {
         name: 'expected_attempts',

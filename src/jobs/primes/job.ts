@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { Config } from '../../config';
+import type { Config } from '../../settings';
 import { idempotencyKeyField, integerField, toolArguments, type JobDefinition, type JobProgress, type JobResult } from '../job';
 import {
     BELOW_LIMIT,
     COUNT_PRIMES,
+    IN_FLIGHT_LIMIT,
     SEGMENT_SIZE,
     primeCountResultSchema,
     primeProgressSchema,
@@ -84,18 +85,12 @@ export const COUNT_PRIMES_JOB: JobDefinition = {
     plan(args, config) {
         const { below } = belowSchema.parse(args);
         return {
-            // PARALLEL_RANGES as the workflow starts; the setting's bound (16) is IN_FLIGHT_LIMIT.
-            input: { below, segment_size: SEGMENT_SIZE, in_flight: config.parallelRanges, time_limit_seconds: config.maxWorkflowSeconds },
+            // PARALLEL_RANGES as the workflow starts, within what CountPrimes accepts.
+            input: { below, segment_size: SEGMENT_SIZE, in_flight: Math.min(config.parallelRanges, IN_FLIGHT_LIMIT), time_limit_seconds: config.maxWorkflowSeconds },
             matchOn: ['below'],
             cost: below,
             initialProgress: { segments_done: 0, segments_total: segmentsOf(below, SEGMENT_SIZE) } satisfies PrimeProgress,
         };
-    },
-    overWorkText(args, cost, maxWork) {
-        return (
-            `Counting the primes below ${String(args.below)} sieves ${cost} numbers, more than one call may start ` +
-            `(MAX_WORK = ${maxWork}). Lower the work: use below ${maxWork} at most.`
-        );
     },
     result: { schema: primeCountResultSchema as z.ZodType<JobResult>, description: 'completed only: the count of primes.' },
     progress: {

@@ -42,7 +42,7 @@ export function startTool(job: JobDefinition, config: Config): ToolDefinition {
                 const clock = deps.clock ?? systemClock;
                 const calledAt = clock.now();
                 const plan = job.plan(args as StartArgs, config);
-                const tooMuch = checkWork(job, args as StartArgs, plan, config.maxWork);
+                const tooMuch = checkWork(job, args as StartArgs, plan, config);
                 if (tooMuch !== undefined) return toolError(refusalText(job, tooMuch));
                 const started = await workflows.start(startRequest(job, plan.input, plan), (args as StartArgs).idempotency_key);
                 if ('refusal' in started) return toolError(refusalText(job, started.refusal));
@@ -113,7 +113,7 @@ export async function startTask(job: JobDefinition, deps: ToolDeps, args: StartA
     const ttlMs = requestedTtlMs(requestedTtl);
     if (ttlMs === null) return { error: TTL_REFUSED };
     const plan = job.plan(args, deps.config);
-    const tooMuch = checkWork(job, args, plan, deps.config.maxWork);
+    const tooMuch = checkWork(job, args, plan, deps.config);
     if (tooMuch !== undefined) return { error: refusalText(job, tooMuch) };
     const input = { ...plan.input, ...(ttlMs === undefined ? {} : { task_ttl_ms: ttlMs }) };
     const started = await deps.workflows.start(startRequest(job, input, plan), args.idempotency_key);
@@ -146,7 +146,10 @@ function startRequest(job: JobDefinition, input: Record<string, unknown>, plan: 
     return { orchestrator: job.orchestrator, input: { ...input }, matchOn: plan.matchOn };
 }
 
-/** The refusal of a call over MAX_WORK, in the job's words, or undefined when it fits. */
-function checkWork(job: JobDefinition, args: StartArgs, plan: StartPlan, maxWork: number): StartRefusal | undefined {
-    return plan.cost <= maxWork ? undefined : { kind: 'over_work', text: job.overWorkText(args, plan.cost, maxWork) };
+/** The refusal of a call over the job's work limit (mining's MAX_WORK), in the job's words, or undefined when it fits. */
+function checkWork(job: JobDefinition, args: StartArgs, plan: StartPlan, config: Config): StartRefusal | undefined {
+    const work = job.workLimit;
+    if (work === undefined) return undefined;
+    const limit = work.of(config);
+    return plan.cost <= limit ? undefined : { kind: 'over_work', text: work.refusal(args, plan.cost, limit) };
 }
