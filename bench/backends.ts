@@ -12,11 +12,6 @@ import type { BenchOptions } from './common';
  */
 export type Backend = 'ts' | 'extension';
 
-export const BACKEND_LABEL: Readonly<Record<Backend, string>> = {
-    ts: 'TypeScript engine',
-    extension: 'real extension',
-};
-
 let unavailable: string | false | undefined;
 
 /** --smoke leaves the extension out: its hosts take most of a smoke run's time, and a smoke run measures nothing. */

@@ -2,9 +2,8 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 
 /**
- * What every benchmark module shares: its options, the machine line, and running standalone.
- * A module exports `run(opts)`, which returns a markdown section starting with `## <Title>`;
- * bench/index.ts runs them in order and writes BENCHMARKS.md.
+ * What every benchmark module shares: its options, the machine it ran on, and running standalone.
+ * A module measures and returns its figures; bench/report/ turns them into its BENCHMARKS.md section.
  */
 
 export interface BenchOptions {
@@ -16,8 +15,6 @@ export interface BenchOptions {
      */
     smoke: boolean;
 }
-
-export type BenchModule = (opts: BenchOptions) => Promise<string>;
 
 export function optionsFromArgv(argv: readonly string[] = process.argv.slice(2)): BenchOptions {
     const { values } = parseArgs({
@@ -33,27 +30,31 @@ export function load1(): number {
     return loadavg()[0] ?? 0;
 }
 
-export function machineLine(): string {
-    return `${availableParallelism()} vCPUs (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`;
+export interface Machine {
+    vcpus: number;
+    cpuModel: string;
+    node: string;
+    platform: string;
 }
 
-/** Runs `run` when the calling module is the main module, printing its section. */
-export function runIfMain(mod: NodeModule, run: BenchModule): void {
-    if (require.main !== mod) return;
-    run(optionsFromArgv())
-        .then((section) => process.stdout.write(section + '\n'))
+export function machine(): Machine {
+    return { vcpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown CPU', node: process.version, platform: process.platform };
+}
+
+/** Prints a section once it is rendered; a failure goes to stderr and sets the exit code. */
+export function printSection(section: Promise<string>): void {
+    section
+        .then((text) => process.stdout.write(text + '\n'))
         .catch((error: unknown) => {
             process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
             process.exitCode = 1;
         });
 }
 
+/** When the calling module is the main module (`node dist/bench/<module>.js`), measures, renders and prints its section. */
+export function runIfMain<F>(mod: NodeModule, measure: (opts: BenchOptions) => Promise<F>, render: (figures: F) => string): void {
+    if (require.main !== mod) return;
+    printSection(measure(optionsFromArgv()).then(render));
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export const fmt = (value: number, digits = 2) => value.toFixed(digits);
-export const mhs = (hashesPerSecond: number) => `${(hashesPerSecond / 1e6).toFixed(2)} MH/s`;
-export const met = (ok: boolean) => (ok ? '**met**' : '**missed**');
-
-/** A section's result line; bench/index.ts copies every such line into the summary table. */
-export const RESULT = 'Result: ';
-export const result = (text: string) => `${RESULT}${text}`;

@@ -10,15 +10,14 @@
  *   npm run build && node dist/bench/load.js [--clients 50] [--difficulty 20] [--deadline-seconds 240]
  */
 import { setMaxListeners } from 'node:events';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultProblems, type Mined } from '../test/support/chainCheck';
 import { startAppOnAzurite } from '../test/support/appOnAzurite';
-import { RESULT } from './common';
-import { formatMs, percentile } from './stats';
+import { load1, machine, type Machine, printSection } from './common';
+import { renderLoad } from './report/load';
 
 export interface LoadOptions {
     /** Concurrent clients, each starting one run; default 50, at most 200. */
@@ -41,7 +40,9 @@ interface Status {
     result?: Mined;
 }
 
-type ToolName = 'start_mining' | 'get_mining_result';
+export type ToolName = 'start_mining' | 'get_mining_result';
+
+export type LoadSettings = Required<Omit<LoadOptions, 'log'>>;
 
 interface Tally {
     latencies: Record<ToolName, number[]>;
@@ -66,7 +67,7 @@ async function timedCall(client: Client, tally: Tally, name: ToolName, args: Rec
 }
 
 /** One client: connect, start a run, poll it to its end. */
-async function oneClient(url: URL, i: number, opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, signal: AbortSignal) {
+async function oneClient(url: URL, i: number, opts: LoadSettings, tally: Tally, signal: AbortSignal) {
     const blocks = 2 + (i % 3);
     const client = new Client({ name: `load-${i}`, version: '1.0.0' });
     let id = '(not started)';
@@ -90,9 +91,26 @@ async function oneClient(url: URL, i: number, opts: Required<Omit<LoadOptions, '
     }
 }
 
-/** Runs the load test and answers a markdown section starting with `## Load`. */
-export async function run(options: LoadOptions = {}): Promise<string> {
-    const opts = {
+export interface LoadFigures {
+    /** The options the run took, defaults filled in. */
+    settings: LoadSettings;
+    machine: Machine;
+    loadBefore: number;
+    loadAfter: number;
+    totalMs: number;
+    /** Milliseconds of every call per tool; get_mining_result's is empty when every start answered `completed`. */
+    latencies: Record<ToolName, number[]>;
+    completed: number;
+    /** start_mining calls that answered `running` (the poll path was used). */
+    startedRunning: number;
+    /** Each lost run and each error, in words. */
+    lost: string[];
+    errors: string[];
+}
+
+/** Runs the load test and returns its figures. */
+export async function measureLoad(options: LoadOptions = {}): Promise<LoadFigures> {
+    const settings: LoadSettings = {
         clients: Math.min(Math.max(1, Math.floor(options.clients ?? 50)), 200),
         difficulty: options.difficulty ?? 20,
         waitBudgetSeconds: options.waitBudgetSeconds ?? 1,
@@ -100,85 +118,40 @@ export async function run(options: LoadOptions = {}): Promise<string> {
         deadlineSeconds: options.deadlineSeconds ?? 240,
     };
     const log = options.log ?? (() => undefined);
-    const loadBefore = loadavg()[0] ?? 0;
+    const loadBefore = load1();
     const app = await startAppOnAzurite(
         'load',
         // Every bench client is the shared tenant: the load measures the server, not the cap per caller.
-        { WAIT_BUDGET_SECONDS: String(opts.waitBudgetSeconds), MAX_ACTIVE_WORKFLOWS: '1000', MAX_ACTIVE_WORKFLOWS_TOTAL: '10000', MAX_STARTS_PER_MINUTE: '10000' },
+        { WAIT_BUDGET_SECONDS: String(settings.waitBudgetSeconds), MAX_ACTIVE_WORKFLOWS: '1000', MAX_ACTIVE_WORKFLOWS_TOTAL: '10000', MAX_STARTS_PER_MINUTE: '10000' },
         { args: ['--log-level', 'warning'] }
     );
     try {
         const url = app.mcpUrl;
         const tally: Tally = { latencies: { start_mining: [], get_mining_result: [] }, errors: [], completed: 0, lost: [], startedRunning: 0 };
-        const deadline = AbortSignal.timeout(opts.deadlineSeconds * 1000);
+        const deadline = AbortSignal.timeout(settings.deadlineSeconds * 1000);
         // Every client's calls (and the SDK's fetches under them) listen on the one deadline: many listeners,
         // on purpose, each removed when its call ends.
         setMaxListeners(0, deadline);
-        log(`${opts.clients} clients, difficulty ${opts.difficulty}, against ${url.href}`);
+        log(`${settings.clients} clients, difficulty ${settings.difficulty}, against ${url.href}`);
         const started = performance.now();
-        await Promise.all(Array.from({ length: opts.clients }, (_, i) => oneClient(url, i, opts, tally, deadline)));
+        await Promise.all(Array.from({ length: settings.clients }, (_, i) => oneClient(url, i, settings, tally, deadline)));
         const totalMs = performance.now() - started;
         log(`done in ${(totalMs / 1000).toFixed(1)} s: ${tally.completed} completed, ${tally.lost.length} lost, ${tally.errors.length} errors`);
-        return report(opts, tally, totalMs, loadBefore);
+        return { settings, machine: machine(), loadBefore, loadAfter: load1(), totalMs, ...tally };
     } finally {
         await app.stop();
     }
-}
-
-function report(opts: Required<Omit<LoadOptions, 'log'>>, tally: Tally, totalMs: number, loadBefore: number): string {
-    const row = (name: ToolName) => {
-        const list = tally.latencies[name];
-        return `| \`${name}\` | ${list.length} | ${formatMs(percentile(list, 50))} | ${formatMs(percentile(list, 99))} | ${formatMs(Math.max(...list))} |`;
-    };
-    const lines = [
-        '## Load',
-        '',
-        `${opts.clients} MCP SDK clients at once against the app on the local host with Azurite (loopback): each ` +
-            `starts one run (difficulty ${opts.difficulty}, 2 to 4 blocks) with \`start_mining\` ` +
-            `(\`WAIT_BUDGET_SECONDS=${opts.waitBudgetSeconds}\`; ${tally.startedRunning} of ${opts.clients} answered \`running\`), ` +
-            `then polls \`get_mining_result\` every ` +
-            `${opts.pollIntervalMs} ms until the run ends, and re-checks the chain. A run is lost if it does not end ` +
-            '`completed` with a chain that checks out; an error is any tool error, protocol error or failed request.',
-        '',
-        `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ` +
-            `load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
-        '',
-        '| runs started | completed | lost | errors | total time |',
-        '|---:|---:|---:|---:|---:|',
-        `| ${opts.clients} | ${tally.completed} | **${tally.lost.length}** | **${tally.errors.length}** | ${(totalMs / 1000).toFixed(1)} s |`,
-        '',
-        '| tool | calls | p50 | p99 | max |',
-        '|---|---:|---:|---:|---:|',
-        row('start_mining'),
-        row('get_mining_result'),
-        '',
-        '`start_mining` latency includes its wait: a call that outlasts the budget answers `running` after about ' +
-            `${opts.waitBudgetSeconds} s by design. \`get_mining_result\` is one status read.`,
-        '',
-        `${RESULT}${opts.clients} clients, **${tally.lost.length} runs lost, ${tally.errors.length} errors** ` +
-            `(target 0 and 0: **${tally.lost.length === 0 && tally.errors.length === 0 ? 'met' : 'missed'}**); ` +
-            `\`get_mining_result\` p50 ${formatMs(percentile(tally.latencies.get_mining_result, 50))}, ` +
-            `p99 ${formatMs(percentile(tally.latencies.get_mining_result, 99))}.`,
-    ];
-    if (tally.errors.length > 0 || tally.lost.length > 0) {
-        lines.push('', 'First problems:', '', ...[...tally.errors, ...tally.lost].slice(0, 5).map((line) => `- ${line}`));
-    }
-    return lines.join('\n') + '\n';
 }
 
 if (require.main === module) {
     const { values } = parseArgs({
         options: { clients: { type: 'string' }, difficulty: { type: 'string' }, 'deadline-seconds': { type: 'string' } },
     });
-    run({
+    const measured = measureLoad({
         ...(values.clients ? { clients: Number(values.clients) } : {}),
         ...(values.difficulty ? { difficulty: Number(values.difficulty) } : {}),
         ...(values['deadline-seconds'] ? { deadlineSeconds: Number(values['deadline-seconds']) } : {}),
         log: (line) => process.stderr.write(line + '\n'),
-    })
-        .then((markdown) => process.stdout.write(markdown))
-        .catch((err: unknown) => {
-            process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-            process.exit(1);
-        });
+    });
+    printSection(measured.then(renderLoad));
 }

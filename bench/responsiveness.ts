@@ -7,13 +7,24 @@
  */
 import { availableParallelism } from 'node:os';
 import { withApp } from './appHost';
-import { type BenchOptions, fmt, load1, met, result, runIfMain, sleep } from './common';
+import { type BenchOptions, load1, runIfMain, sleep } from './common';
 import { cpuSeconds, waitUntilBusy, waitUntilQuiet } from './cpu';
-import { formatMs, percentile } from './stats';
+import { renderResponsiveness } from './report/responsiveness';
 
-const TARGET = 2;
+export interface ResponsivenessFigures {
+    rounds: number;
+    /** Calls per phase of a round. */
+    calls: number;
+    loadBefore: number;
+    loadAfter: number;
+    /** Milliseconds of every call with nothing mining, and with a workflow mining on every worker. */
+    idle: number[];
+    loaded: number[];
+    /** The most CPUs the host used during a loaded phase; NaN where /proc cannot tell. */
+    busyCores: number;
+}
 
-export async function run(opts: BenchOptions): Promise<string> {
+export async function measureResponsiveness(opts: BenchOptions): Promise<ResponsivenessFigures> {
     const rounds = opts.smoke ? 1 : opts.quick ? 2 : 4;
     const calls = opts.smoke ? 20 : opts.quick ? 100 : 250;
     const loadBefore = load1();
@@ -47,24 +58,7 @@ export async function run(opts: BenchOptions): Promise<string> {
             await mcp.callTool('cancel_mining', { workflow_id: id });
         }
     });
-    const ratio = percentile(loaded, 99) / percentile(idle, 99);
-    const row = (name: string, s: number[]) =>
-        `| ${name} | ${s.length} | ${formatMs(percentile(s, 50))} | ${formatMs(percentile(s, 90))} | ${formatMs(percentile(s, 99))} |`;
-    return [
-        '## Responsiveness under load',
-        '',
-        `\`get_mining_result\` through the MCP endpoint of the local host (in-memory store), one call at a time, in ${rounds} ` +
-            `alternating rounds of ${calls} calls: idle (nothing mining, asking about a finished workflow) and loaded (a ` +
-            `difficulty-32 workflow mining on every worker thread; the host used ${fmt(busyCores, 1)} CPUs meanwhile). ` +
-            `Load average ${fmt(loadBefore, 1)} before, ${fmt(load1(), 1)} after. Source: \`bench/responsiveness.ts\`.`,
-        '',
-        '| host | calls | p50 | p90 | p99 |',
-        '|---|---:|---:|---:|---:|',
-        row('idle', idle),
-        row('mining on every core', loaded),
-        '',
-        result(`\`get_mining_result\` p99 with every core mining / idle: **${fmt(ratio)}x** (target at most ${TARGET}x: ${met(ratio <= TARGET)}).`),
-    ].join('\n');
+    return { rounds, calls, loadBefore, loadAfter: load1(), idle, loaded, busyCores };
 }
 
-runIfMain(module, run);
+runIfMain(module, measureResponsiveness, renderResponsiveness);

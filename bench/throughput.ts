@@ -27,24 +27,43 @@ import { SHARED_TENANT } from '../src/workflow/tenant';
 import type { WorkflowClient } from '../src/workflow/workflowClient';
 import { UNCAPPED, withApp } from './appHost';
 import { bareHandler } from './bareMcpServer';
-import { type BenchOptions, fmt, load1, met, result, runIfMain, sleep } from './common';
+import { type BenchOptions, load1, runIfMain, sleep } from './common';
 import { hostDurableClient } from './hostClient';
 import { McpHttp } from './mcpHttp';
+import { renderThroughput } from './report/throughput';
 
 const IN_FLIGHT = 4;
-const TARGET_IN_PROCESS = 0.8;
-const TARGET_THROUGH_HOST = 0.7;
 /** Another tenant's id, well formed: answered not_found by the id check, as an unknown id of the caller's is after a read. */
 const FOREIGN_ID = 'p0123456789abcdef0123-00000000-0000-4000-8000-000000000000';
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', host: 'localhost:7071' };
 
-type Call = { name: string; method: string; params: (knownId: string) => Record<string, unknown> };
+/** The four calls, in the order they are measured and shown. */
+export type CallId = 'toolsList' | 'getNotFound' | 'getCompleted' | 'startInline';
+type Call = { id: CallId; method: string; params: (knownId: string) => Record<string, unknown> };
 const CALLS: readonly Call[] = [
-    { name: '`tools/list`', method: 'tools/list', params: () => ({}) },
-    { name: 'get, `not_found`', method: 'tools/call', params: () => ({ name: 'get_mining_result', arguments: { workflow_id: FOREIGN_ID } }) },
-    { name: 'get, `completed`', method: 'tools/call', params: (id) => ({ name: 'get_mining_result', arguments: { workflow_id: id } }) },
-    { name: 'start, answered inline', method: 'tools/call', params: () => ({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } }) },
+    { id: 'toolsList', method: 'tools/list', params: () => ({}) },
+    { id: 'getNotFound', method: 'tools/call', params: () => ({ name: 'get_mining_result', arguments: { workflow_id: FOREIGN_ID } }) },
+    { id: 'getCompleted', method: 'tools/call', params: (id) => ({ name: 'get_mining_result', arguments: { workflow_id: id } }) },
+    { id: 'startInline', method: 'tools/call', params: () => ({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } }) },
 ];
+
+/** Calls per second of one call, each alternating round's, the app's and the bare server's. */
+export interface CallRates {
+    call: CallId;
+    app: number[];
+    bare: number[];
+}
+
+export interface ThroughputFigures {
+    /** Calls in flight through the local host (in process: one at a time). */
+    inFlight: number;
+    loadBefore: number;
+    loadAfter: number;
+    inProcess: CallRates[];
+    throughHost: CallRates[];
+    /** Mean milliseconds, one at a time: a completed get, and its Durable status read alone. */
+    share: { readMs: number; getMs: number } | undefined;
+}
 
 /** Calls per second of `call` over `seconds`, `inFlight` at a time. */
 async function rate(call: () => Promise<void>, seconds: number, inFlight: number): Promise<number> {
@@ -62,8 +81,8 @@ async function rate(call: () => Promise<void>, seconds: number, inFlight: number
     return calls / ((performance.now() - started) / 1000);
 }
 
-/** Means of `app` and `bare` over alternating rounds, after a warm-up of each. */
-async function sideBySide(app: () => Promise<void>, bare: () => Promise<void>, opts: BenchOptions, inFlight: number): Promise<{ app: number; bare: number }> {
+/** The rates of `app` and `bare` in alternating rounds, after a warm-up of each. */
+async function sideBySide(app: () => Promise<void>, bare: () => Promise<void>, opts: BenchOptions, inFlight: number): Promise<{ app: number[]; bare: number[] }> {
     const rounds = opts.smoke ? 1 : opts.quick ? 2 : 4;
     const seconds = opts.smoke ? 0.3 : opts.quick ? 1 : 2;
     await rate(app, seconds, inFlight);
@@ -76,8 +95,7 @@ async function sideBySide(app: () => Promise<void>, bare: () => Promise<void>, o
         if (round % 2 === 1) pair.reverse();
         for (const step of pair) await step();
     }
-    const mean = (list: number[]) => list.reduce((x, y) => x + y, 0) / list.length;
-    return { app: mean(a), bare: mean(b) };
+    return { app: a, bare: b };
 }
 
 /** A durable client in memory: one completed workflow, and every start completed at once with the same result. */
@@ -114,7 +132,7 @@ async function inProcess(opts: BenchOptions, completed: JobStatus & { workflow_i
     const endpoint = createMcpEndpoint(config, () => ({ ownHost: 'localhost:7071', allowedOrigins: [] }));
     const caller = { client: new CompletedWorkflows(durable), log: { warn: () => undefined, error: () => undefined }, tenant: SHARED_TENANT };
     const bare = bareHandler(completed);
-    const rows: Array<[string, { app: number; bare: number }]> = [];
+    const rows: CallRates[] = [];
     let id = 1;
     for (const call of CALLS) {
         const body = () => JSON.stringify({ jsonrpc: '2.0', id: id++, method: call.method, params: call.params(completed.workflow_id) });
@@ -127,7 +145,7 @@ async function inProcess(opts: BenchOptions, completed: JobStatus & { workflow_i
             const response = await bare(new Request('http://localhost:7071/mcp', { method: 'POST', headers: HEADERS, body: body() }));
             assertAnswered(await response.text());
         };
-        rows.push([call.name, await sideBySide(app, reference, opts, 1)]);
+        rows.push({ call: call.id, ...(await sideBySide(app, reference, opts, 1)) });
     }
     return rows;
 }
@@ -165,27 +183,27 @@ async function latencyMs(call: () => Promise<unknown>, count: number): Promise<n
     return (performance.now() - started) / count;
 }
 
-export async function run(opts: BenchOptions): Promise<string> {
+export async function measureThroughput(opts: BenchOptions): Promise<ThroughputFigures> {
     const loadBefore = load1();
-    const host: Array<[string, { app: number; bare: number }]> = [];
-    let local: Array<[string, { app: number; bare: number }]> = [];
-    let share = { readMs: Number.NaN, getMs: Number.NaN };
+    const throughHost: CallRates[] = [];
+    let inProcessRates: CallRates[] = [];
+    let share: ThroughputFigures['share'];
     await withApp({ WAIT_BUDGET_SECONDS: '5' }, async ({ mcp, host: spawned }) => {
         const done = (await mcp.callTool('start_mining', { difficulty: 10, blocks: 4 })) as JobStatus & { workflow_id: string };
         if (done.status !== 'completed') throw new Error('the reference workflow did not complete inline');
         const client = hostDurableClient(spawned.url);
         const durable = await client.getStatus(done.workflow_id, { showInput: true });
-        local = await inProcess(opts, done, durable);
+        inProcessRates = await inProcess(opts, done, durable);
         const reference = await startBare(done);
         const bareMcp = new McpHttp(reference.url);
         try {
             for (const call of CALLS) {
                 const params = call.params(done.workflow_id);
                 const answered = (m: McpHttp) => async () => assertAnswered(await m.request(call.method, params));
-                host.push([call.name, await sideBySide(answered(mcp), answered(bareMcp), opts, IN_FLIGHT)]);
+                throughHost.push({ call: call.id, ...(await sideBySide(answered(mcp), answered(bareMcp), opts, IN_FLIGHT)) });
             }
             const count = opts.smoke ? 20 : 300;
-            const getCompleted = CALLS[2]!.params(done.workflow_id);
+            const getCompleted = (CALLS.find((c) => c.id === 'getCompleted') as Call).params(done.workflow_id);
             share = {
                 readMs: await latencyMs(() => client.getStatus(done.workflow_id), count),
                 getMs: await latencyMs(() => mcp.request('tools/call', getCompleted), count),
@@ -195,44 +213,7 @@ export async function run(opts: BenchOptions): Promise<string> {
             await reference.stop();
         }
     });
-    const table = (rows: Array<[string, { app: number; bare: number }]>) =>
-        rows.map(([name, { app, bare }]) => `| ${name} | ${fmt(app, 0)} | ${fmt(bare, 0)} | **${fmt(app / bare)}x** |`);
-    const ratio = (rows: typeof local, index: number) => (rows[index]?.[1].app ?? Number.NaN) / (rows[index]?.[1].bare ?? Number.NaN);
-    const inProcessMet = ratio(local, 0) >= TARGET_IN_PROCESS && ratio(local, 1) >= TARGET_IN_PROCESS;
-    return [
-        '## Tool-call throughput',
-        '',
-        "Calls per second of the app's MCP layer and of the MCP SDK's bare stateless server (SDK 1.32, a fresh McpServer " +
-            'and transport per request as the SDK advises, one JSON Schema validator for the process, the same three tools ' +
-            "with the app's names, descriptions and schemas, answers from memory shaped by the app's own `statusResult`), " +
-            `taken in alternating rounds. Load average ${fmt(loadBefore, 1)} before, ${fmt(load1(), 1)} after. Source: ` +
-            '`bench/throughput.ts`, `bench/bareMcpServer.ts`.',
-        '',
-        "**In process**, one call at a time, no network: the app's endpoint given an `HttpRequest` as the Functions library " +
-            "hands it over, over a durable client in memory; the bare server's handler given a web `Request`.",
-        '',
-        '| call | app calls/s | bare calls/s | app / bare |',
-        '|---|---:|---:|---:|',
-        ...table(local),
-        '',
-        `**Through the local host** (in-memory store), ${IN_FLIGHT} calls in flight over keep-alive connections, against the ` +
-            'bare server on `node:http` (its own process), the same client for both. A call to the app crosses the host\'s front ' +
-            "door and its forward to the `@azure/functions` library's HTTP server, as on Azure; a completed get also reads the " +
-            "workflow's status over the host's Durable HTTP API.",
-        '',
-        '| call | app calls/s | bare calls/s | app / bare |',
-        '|---|---:|---:|---:|',
-        ...table(host),
-        '',
-        `A completed get takes ${fmt(share.getMs)} ms one at a time, of which its Durable status read (the app's ` +
-            `ManagementApiClient against the host, alone) takes ${fmt(share.readMs)} ms: **${fmt((100 * share.readMs) / share.getMs, 0)}%**.`,
-        '',
-        result(
-            `in process, app / bare: tools/list **${fmt(ratio(local, 0))}x**, not_found get **${fmt(ratio(local, 1))}x** ` +
-                `(target at least ${TARGET_IN_PROCESS}x for both: ${met(inProcessMet)}).`
-        ),
-        result(`through the local host, not_found get, app / bare: **${fmt(ratio(host, 1))}x** (target at least ${TARGET_THROUGH_HOST}x: ${met(ratio(host, 1) >= TARGET_THROUGH_HOST)}).`),
-    ].join('\n');
+    return { inFlight: IN_FLIGHT, loadBefore, loadAfter: load1(), inProcess: inProcessRates, throughHost, share };
 }
 
-runIfMain(module, run);
+runIfMain(module, measureThroughput, renderThroughput);

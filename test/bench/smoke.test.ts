@@ -1,8 +1,8 @@
 /**
  * Every benchmark module still runs to its section (`npm run bench -- --smoke`: each at its smallest, on the
  * TypeScript engine only, writing nothing). A module that throws (a start the app refuses, a setting the bench
- * no longer lifts) fails here instead of in the next full `npm run bench`. Figures are not checked: a smoke run
- * measures nothing.
+ * no longer lifts) fails here instead of in the next full `npm run bench`. Figures are not checked, a smoke run
+ * measures nothing, but what it could not measure must be said in words: no NaN, Infinity or undefined.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -24,6 +24,9 @@ const SECTIONS: ReadonlyArray<readonly [module: string, title: string]> = [
     ['load', '## Load'],
     ['scaleOut', '## Scale-out'],
 ];
+
+/** What a figure that could not be taken must never read as (bench/report/format.ts writes words instead). */
+const NON_NUMBER = /\bNaN\b|-?\bInfinity\b|\bundefined\b/g;
 
 /** About a minute on an idle 2-core machine; the limit leaves room for a loaded one. */
 const LIMIT_MS = 6 * 60_000;
@@ -51,6 +54,9 @@ describe('npm run bench -- --smoke', () => {
         const summary = stdout.slice(stdout.lastIndexOf('| benchmark | result | s |'));
         for (const [name] of SECTIONS) assert.match(summary, new RegExp(`^\\| ${name} \\| (?!\\(no result line\\))`, 'm'), `${name} has no result line`);
         assert.doesNotMatch(stderr, /wrote BENCHMARKS\.md/, 'a smoke run must not overwrite BENCHMARKS.md');
+        // A figure a smoke run cannot take (no poll, no extension, no sample) is said in words, never as a non-number.
+        const nonNumbers = [...stdout.matchAll(NON_NUMBER)].map((m) => stdout.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 20).replace(/\n/g, ' '));
+        assert.deepEqual(nonNumbers, [], `the smoke output writes a figure as NaN, Infinity or undefined:\n${nonNumbers.join('\n')}`);
         t.diagnostic(`smoke run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
     });
 });
