@@ -201,6 +201,21 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             assert.deepEqual(host.requests, []);
         });
 
+        for (const fixture of JOB_FIXTURES) {
+            test(`[${fixture.job}] the job's view shows a completed run with its result, from the tool result alone, loading nothing`, async () => {
+                const uri = `ui://${fixture.job}/workflow`;
+                const result = (await call2026({ name: fixture.tools.start, arguments: fixture.inline })) as ToolResult;
+                assert.equal((result.structuredContent as { status?: string } | undefined)?.status, 'completed', JSON.stringify(result));
+                const host = await openHost(call2026);
+                await host.show({ ...(await viewOf(apps2026, uri)), toolName: fixture.tools.start, toolInput: fixture.inline, toolResult: result });
+                await host.waitForPhase('completed');
+                // The result section the job's renderer (or the layout from its result schema) drew, and nothing loaded.
+                assert.ok((await host.view.locator('section.result').innerText()).trim().length > 0, 'the view shows the result');
+                await host.screenshot(`${fixture.job}-inline-${backend}`);
+                assert.deepEqual(host.requests, []);
+            });
+        }
+
         test('a client that did not declare the extension sees no _meta.ui, no ui:// resource and no run facts, in either era', async () => {
             const plain2025 = new Client2025({ name: 'plain-2025', version: '1.0.0' });
             const transport2025 = new StreamableHTTPClientTransport(app.mcpUrl);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { JOB_NAMES } from '../../src/jobs';
 import { at, deployed } from './arm';
 import { deploySection, getPathInsensitive, isRecord, parseSimpleYaml, readJson, readRepoFile, repoRoot, type YamlMap } from './files';
 import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
@@ -231,7 +232,7 @@ describe('the staged package', () => {
 
     it("holds each job's view, the HTML the build makes (scripts/build-views.mjs) and the app serves", () => {
         const views = readdirSync(join(out, 'dist', 'src', 'views')).filter((f) => f.endsWith('.html')).sort();
-        assert.deepEqual(views, ['count_primes.html', 'mining.html']);
+        assert.deepEqual(views, JOB_NAMES.map((name) => `${name}.html`).sort());
         const html = readFileSync(join(out, 'dist', 'src', 'views', 'mining.html'), 'utf8');
         assert.match(html, /^<!DOCTYPE html>/);
         assert.doesNotMatch(html, /<script[^>]+src=/, 'the view is one document: its script is inline');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
-import { JOBS } from '../../src/jobs';
+import { JOB_NAMES, JOBS } from '../../src/jobs';
 import { catalogFor } from '../../src/mcp/catalog';
 import { declaresUiIn } from '../../src/mcp/era2026/appsExtension';
 import { hasUiSession, initializeDeclaresUi, uiSessionId } from '../../src/mcp/sdk/uiSession2025';
@@ -151,8 +151,8 @@ describe('MCP Apps in the 2026-07-28 era (per-request envelope)', () => {
 
 describe('the views and their facts', () => {
     it('every job in the registry has its view built', () => {
-        const catalog = catalogFor(CONFIG);
-        assert.deepEqual(catalog.views.map((view) => view.uri), Object.values(JOBS).map((job) => `ui://${job.name}/workflow`));
+        const catalog = catalogFor(parseConfig({ TASKHUB_NAME: 'unittests', ENABLED_JOBS: JOB_NAMES.join(',') }));
+        assert.deepEqual(catalog.views.map((view) => view.uri), JOBS.map((job) => `ui://${job.name}/workflow`));
     });
 
     it('run facts: the backend times, the published progress in the job\'s terms, the server\'s clock', () => {
