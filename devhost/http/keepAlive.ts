@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 
 /**
- * Kestrel's keep-alive for the host's clients: an idle connection is kept 130 s (KestrelServerLimits.KeepAliveTimeout,
+ * Kestrel's keep-alive for the host's HTTP servers (the front door, the TypeScript engine's loopback API, the bridge
+ * the .NET host calls): an idle connection is kept 130 s (KestrelServerLimits.KeepAliveTimeout,
  * what a client of the Functions host meets), and no `Keep-Alive: timeout=` hint is sent, as Kestrel sends none.
  * Node's defaults (5 s, hinted `timeout=5`; it closed after about 6 s here) let a client reuse a connection as the host
  * closed it: undici keeps an idle connection up to the hint less a threshold of a second or two, so a stall of
