@@ -134,8 +134,9 @@ export async function awaitBalancedPartitions(pair: TwoHosts, timeoutMs = 180_00
  * activity messages and its own send wakes its work-item poller (DurableTask.AzureStorage TaskHubQueue.AddMessageAsync,
  * "Wake up the queue polling thread"), so it takes every range while it has a free slot; another host takes only a
  * range still waiting at its next poll, every up to maxQueuePollingInterval (2 s here) once idle. Ranges wait only
- * when the window is wider than the orchestrating host's slots, and only as long as a range lasts: so 4 ranges over
- * 2 slots, of more than 2 s. (Short ranges, or as many slots as ranges, and the other host took none.)
+ * when the window is wider than the orchestrating host's slots: 4 ranges over 2 slots keep 2 waiting while a block
+ * lasts (block 0 below is 7 ranges, about 11 s of one core), far past the poll interval. (With ranges of tens of
+ * milliseconds, or as many slots as ranges, the other host took few or none: docs/local-host.md.)
  */
 export const JOINING = {
     env: {
