@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { createFrontDoor } from './http/frontDoor';
+import { keepAliveAsKestrel } from './http/keepAlive';
 import type { ExtraRoute, RequestListener } from './http/frontDoorTypes';
 import { consoleSink, type LogSink } from './logger';
 import { readHostSettings, type HostSettings } from './settings';
@@ -74,6 +75,7 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
         if (listener) listener(req, res);
         else res.writeHead(503, { 'retry-after': '1' }).end('The host is starting.');
     });
+    keepAliveAsKestrel(server);
     await new Promise<void>((done, fail) => {
         server.once('error', fail);
         server.listen(options.port, hostname, () => done());

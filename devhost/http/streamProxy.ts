@@ -29,25 +29,33 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * After a successful invocation the library has already ended its response, so the head is at most a few
- * event-loop turns away; none by then means the function returned no response. (The real host would wait
- * 240 s for it and then time out.)
+ * After a successful invocation the library has already ended its response, so its head is in the socket; none
+ * read by then means the function returned no response. (The real host would wait 240 s for it and then time out.)
+ * The verdict waits for the loop's next poll phase after the timer too: a stall of the event loop (a loaded machine)
+ * longer than this runs the timer before the read, and the function's answer was discarded for a 500.
  */
 const NO_RESPONSE_GRACE_MS = 2000;
+
+/**
+ * A connection of its own for every forwarded request: a kept-alive one could be reused just as the library's server
+ * closes it (Node's keepAliveTimeout, 5 s after its last response), and the request was then lost unread: ECONNRESET,
+ * a 502, and an invocation left waiting for its request until functionTimeout. Dropping idle sockets after 4 s did not
+ * hold once the event loop stalled for a second or two (test/devhost/lostAnswers.test.ts). The request still asks for
+ * keep-alive: with `Connection: close` the server shuts the socket after an early answer while the body is still being
+ * sent, and the reset lost that answer (test/devhost/earlyAnswer.test.ts).
+ */
+class OneRequestAgent extends Agent {
+    override keepSocketAlive(): boolean {
+        return false;
+    }
+}
 
 /** The request's public URL (Host header) gives x-forwarded-host/-proto. */
 export type StreamedRequest = RoutedRequest;
 
 export class StreamProxy {
     readonly #target: URL;
-    // Keep-alive: one connection per concurrent request to the library's server, reused afterwards.
-    /**
-     * Kept-alive sockets to the app are dropped after 4 s idle: the app's HTTP server (Node's default
-     * keepAliveTimeout, 5 s) closes idle ones, and a request sent on a socket at the moment the server closes
-     * it fails with ECONNRESET (seen as 502s under bursts of concurrent calls). Node's agent applies this
-     * timeout to free sockets only.
-     */
-    readonly #agent = new Agent({ keepAlive: true, timeout: 4_000 });
+    readonly #agent = new OneRequestAgent({ keepAlive: true });
 
     constructor(
         httpUri: string,
@@ -205,7 +213,8 @@ export class StreamProxy {
             return;
         }
         if (answered) return;
-        const timer = setTimeout(() => onHead(), NO_RESPONSE_GRACE_MS);
+        // setImmediate runs after the poll phase that follows the timer's, which reads a head already in the socket.
+        const timer = setTimeout(() => setImmediate(onHead), NO_RESPONSE_GRACE_MS);
         await headArrived;
         clearTimeout(timer);
         if (answered || abandoned) return;

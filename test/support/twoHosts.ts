@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { TableClient } from '@azure/data-tables';
 import { quickRedelivery } from './backends';
 import { repoRoot, spawnHost, type SpawnedHost } from './spawnHost';
@@ -28,25 +29,31 @@ export interface TwoHosts {
  */
 export const QUICK_REDELIVERY: Record<string, string> = quickRedelivery('extension', '00:00:10');
 
-export async function startTwoHosts(hubPrefix: string, env: Record<string, string> = {}): Promise<TwoHosts> {
+export interface TwoHostsOptions {
+    /** CPUs of each host (`taskset -c`, spawnHost's cpus), e.g. ['0', '1']: an instance of one core each. */
+    cpus?: readonly [string, string];
+}
+
+export async function startTwoHosts(hubPrefix: string, env: Record<string, string> = {}, options: TwoHostsOptions = {}): Promise<TwoHosts> {
     const azurite = await startTestAzurite('all');
     const hub = uniqueHubName(hubPrefix);
-    const start = () =>
+    const start = (index: 0 | 1) =>
         spawnHost({
             app: repoRoot,
             storage: 'azure',
             durable: 'extension',
             processGroup: true,
             env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: hub, ...QUICK_REDELIVERY, ...env },
+            ...(options.cpus ? { cpus: options.cpus[index] } : {}),
         });
     // One after the other: the extension's local RPC endpoint tries port 17071 first and falls back to another
     // only when the bind fails cleanly; two hosts binding it at the same moment can fail the start instead
     // (SocketException: Address already in use, seen here).
-    const a = await start().catch(async (error: unknown) => {
+    const a = await start(0).catch(async (error: unknown) => {
         await azurite.stop();
         throw error;
     });
-    const b = await start().catch(async (error: unknown) => {
+    const b = await start(1).catch(async (error: unknown) => {
         await a.stop();
         await azurite.stop();
         throw error;
@@ -119,3 +126,26 @@ export async function awaitBalancedPartitions(pair: TwoHosts, timeoutMs = 180_00
         await new Promise((resolve) => setTimeout(resolve, 1000));
     }
 }
+
+/**
+ * The shape in which a second instance takes part in one workflow, as on Azure: instances of one core with about 2
+ * activity slots per core (the Bicep's rule), PARALLEL_RANGES 4 and RANGE_SIZE 2^23 (the deployed defaults, about
+ * 1.6 s of one core a range). On the Azure Storage provider the host that runs a workflow's orchestrator sends its
+ * activity messages and its own send wakes its work-item poller (DurableTask.AzureStorage TaskHubQueue.AddMessageAsync,
+ * "Wake up the queue polling thread"), so it takes every range while it has a free slot; another host takes only a
+ * range still waiting at its next poll, every up to maxQueuePollingInterval (2 s here) once idle. Ranges wait only
+ * when the window is wider than the orchestrating host's slots: 4 ranges over 2 slots keep 2 waiting while a block
+ * lasts (block 0 below is 7 ranges, about 11 s of one core), far past the poll interval. (With ranges of tens of
+ * milliseconds, or as many slots as ranges, the other host took few or none: docs/local-host.md.)
+ */
+export const JOINING = {
+    env: {
+        PARALLEL_RANGES: '4',
+        RANGE_SIZE: String(2 ** 23),
+        AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: '2',
+    },
+    /** One core each when the machine has two; unpinned, each host's search pool takes both. */
+    cpus: availableParallelism() >= 2 ? (['0', '1'] as const) : undefined,
+    /** Block 0 of CHAIN_25 (54,732,304 attempts): 7 ranges of 2^23, so the window is full for several ranges. */
+    run: { difficulty: 25, blocks: 1 },
+} as const;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { keepAliveAsKestrel } from '../../http/keepAlive';
 import { foreignRequestRefusal } from '../../http/loopbackGuard';
 import { activityInput, fromTypedData } from '../workerData';
 import { triggerOf } from '../../worker/bindings';
@@ -45,6 +46,8 @@ export async function startNodeBridge(options: NodeBridgeOptions): Promise<{ ser
             (error: unknown) => res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error))
         );
     });
+    // .NET keeps an idle pooled connection 60 s (SocketsHttpHandler.PooledConnectionIdleTimeout): the bridge keeps it longer.
+    keepAliveAsKestrel(server);
 
     async function answer(req: IncomingMessage): Promise<BridgeAnswer> {
         if (req.method !== 'POST' || req.url !== '/invoke') throw new Error('Only POST /invoke is served here.');

@@ -1,3 +1,4 @@
+import { keepAliveAsKestrel } from '../../http/keepAlive';
 import { maxConcurrentActivityFunctions } from '../hostJson';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +72,8 @@ export class TsEngineBackend implements DurableBackend {
             if (!api || !url.pathname.startsWith('/durabletask/')) return void res.writeHead(404).end();
             void api.handle(req, res, url.pathname.slice('/durabletask/'.length), url.searchParams);
         });
+        // The app's durable client reuses its connections here as a client does the front door's.
+        keepAliveAsKestrel(rpc);
         await new Promise<void>((resolve, reject) => {
             rpc.once('error', reject);
             rpc.listen(0, '127.0.0.1', () => resolve());
