@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from '../src/config';
-import { repoRoot, spawnHost, type SpawnedHost, type SpawnHostOptions } from '../test/support/spawnHost';
-import { uniqueHubName } from '../test/support/testAzurite';
+import { repoRoot, type SpawnedHost, spawnHost, type SpawnHostOptions, uniqueHubName } from '@mcp-mining/testkit';
 import { type Backend, extensionUnavailable, startBenchAzurite } from './backends';
 import type { BenchOptions } from './common';
 import { McpHttp } from './mcpHttp';

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtHostDll, hasDotnet } from '../devhost/durable/realExtension/dotnetProject';
-import { repoRoot } from '../test/support/spawnHost';
-import { startTestAzurite, type TestAzurite } from '../test/support/testAzurite';
+import { builtHostDll, hasDotnet } from '@mcp-mining/devhost';
+import { repoRoot, startTestAzurite, type TestAzurite } from '@mcp-mining/testkit';
 import type { BenchOptions } from './common';
 
 /**

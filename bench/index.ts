@@ -18,7 +18,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { repoRoot } from '../test/support/spawnHost';
+import { repoRoot } from '@mcp-mining/testkit';
 import { load1, machine, optionsFromArgv } from './common';
 import { MODULES } from './modules';
 import { mergeSections, type RenderedSection, renderDocument, summaryTable } from './report/document';

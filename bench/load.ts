@@ -14,8 +14,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { resultProblems, type Mined } from '../test/support/chainCheck';
-import { startAppOnAzurite } from '../test/support/appOnAzurite';
+import { type Mined, resultProblems, startAppOnAzurite } from '@mcp-mining/testkit';
 import { load1, machine, type Machine, printSection } from './common';
 import { renderLoad } from './report/load';
 

@@ -10,8 +10,7 @@
  *   npm run build && node dist/bench/orchestration.js [--quick] [--runs 200] [--activities 10]
  */
 import { parseArgs } from 'node:util';
-import { fixtureApp, spawnHost, type SpawnedHost } from '../test/support/spawnHost';
-import { uniqueHubName } from '../test/support/testAzurite';
+import { fixtureApp, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 import { appQueuePolling, extensionUnavailable, startBenchAzurite } from './backends';
 import { type BenchOptions, load1, optionsFromArgv, printSection } from './common';
 import { renderOrchestration } from './report/orchestration';

@@ -7,7 +7,7 @@
  *
  *   npm run build && node dist/bench/pastBudget.js [--quick]
  */
-import { resultProblems, type Mined } from '../test/support/chainCheck';
+import { resultProblems, type Mined } from '@mcp-mining/testkit';
 import { type BenchApp, withAppOnEachBackend } from './appHost';
 import type { Backend } from './backends';
 import { type BenchOptions, load1, runIfMain, sleep } from './common';

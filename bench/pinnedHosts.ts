@@ -3,7 +3,7 @@
  * hosts of one task hub pinned to a core each, and against the sequential walk (PARALLEL_RANGES 1) on the one core,
  * for Scale-out. The three take turns, round by round, the order alternating.
  */
-import { uniqueHubName } from '../test/support/testAzurite';
+import { uniqueHubName } from '@mcp-mining/testkit';
 import { type BenchApp, startAppOn } from './appHost';
 import { sleep } from './common';
 import { affinityOfTree, type ActivityTally, reniceTree, tallyMineBlock } from './hostProcesses';

@@ -15,8 +15,7 @@ import { budgetedWait, DEFAULT_BACKOFF, type BackoffOptions } from '../src/workf
 import { NONCE_RANGE_SIZE } from '../src/jobs/mining/contracts';
 import { isTerminal, type DurableStatusLike } from '../src/workflow/durableStatus';
 import type { WorkflowClient } from '../src/workflow/workflowClient';
-import { startAppOnAzurite } from '../test/support/appOnAzurite';
-import { skipReason, type Backend } from '../test/support/backends';
+import { type Backend, skipReason, startAppOnAzurite } from '@mcp-mining/testkit';
 import { type BenchOptions, load1, runIfMain } from './common';
 import { hostDurableClient } from './hostClient';
 import { renderStatusReads } from './report/statusReads';

@@ -1,4 +1,4 @@
-import type { SpawnedHost } from '../test/support/spawnHost';
+import type { SpawnedHost } from '@mcp-mining/testkit';
 
 /**
  * When a workflow ended, by its backend's own clock: the timestamp of its ExecutionCompleted history

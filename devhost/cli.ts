@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm start`: runs the function app in this folder on the local host, with Azurite for Durable state.
- * Usage: node dist/devhost/cli.js [--app <dir>] [--port <n>] [--durable ts|extension] [--storage azure|memory] [--no-azurite]
+ * Usage: node devhost/dist/cli.js [--app <dir>] [--port <n>] [--durable ts|extension] [--storage azure|memory] [--no-azurite]
  *                                 [--azurite-ports <blob,queue,table>] [--azurite-location <dir>] [--function-key <key>] [--log-level <level>]
  */
 import { join, resolve } from 'node:path';
@@ -14,7 +14,7 @@ import { consoleSink, isLogLevel, type LogSink } from './logger';
 import { applyLocalSettings } from './settings';
 import { triggerOf } from './worker/bindings';
 
-const USAGE = `Usage: node dist/devhost/cli.js [options]
+const USAGE = `Usage: node devhost/dist/cli.js [options]
   --app <dir>            the function app folder (default: the current folder)
   --port <n>             port to listen on (default: $PORT or 7071; 0 picks a free one)
   --host <name>          interface to listen on (default: 127.0.0.1)

@@ -1,15 +1,16 @@
 // @ts-check
 /**
- * `npm test`: a clean build (tsc, then each job's view, as `npm run build`), then every compiled test file under dist/test, at any depth, with Node's test
- * runner and a fixed reporter and timeout.
+ * `npm test`: a clean build (`npm run build`'s steps: every project's output removed, `tsc -b`, each job's view), then
+ * every compiled test file of the app (dist/test) and of the local host (devhost/dist/test), at any depth, with Node's
+ * test runner and a fixed reporter and timeout. test/README.md says which folder holds which tests.
  *
  *   node test/run.mjs                                   everything
  *   node test/run.mjs dist/test/unit/ids.test.js …      only these files (still built first)
  *
  * Plain JavaScript on purpose: it runs before anything is compiled.
  *
- * - Clean: dist/test and dist/src are removed before tsc, so a test deleted or renamed in test/ does not keep
- *   running from an older build, and a function file renamed in src/ is not registered twice.
+ * - Clean: every project's build output is removed before `tsc -b` (scripts/clean-build.mjs), so a test deleted or
+ *   renamed does not keep running from an older build, and a function file renamed in src/ is not registered twice.
  * - Found wherever they are: Node 20's `--test` takes no globs (they came in Node 21) and, given a folder,
  *   would also run every helper under a folder named test; so this walks dist/test for `*.test.js`
  *   itself and fails if it finds none.
@@ -18,7 +19,7 @@
  *   test/skipReporter.mjs lists every skipped suite and test; printed just before those lines, grouped by
  *   reason, with `ℹ suites skipped N` added to them: Node's `ℹ skipped` counts tests only, not a suite skipped
  *   as a whole (the extension's suites without .NET, the Bicep compile, conformance).
- * - Timeouts: PER_TEST_TIMEOUT_MS (default 10 minutes) for each test, enforced by test/support/perTestTimeout.ts,
+ * - Timeouts: PER_TEST_TIMEOUT_MS (default 10 minutes) for each test, enforced by the test kit's perTestTimeout,
  *   preloaded into every test file's process: a test that runs longer fails its file (`ℹ fail`). And
  *   `--test-timeout` (TEST_FILE_TIMEOUT_MS, default 30 minutes) as a backstop for what that cannot see (a hook
  *   that never ends): Node 20 applies it to each file as a whole, stops a file still running then and reports
@@ -34,13 +35,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const compiledTests = join(root, 'dist', 'test');
+/** Where the compiled tests are: the app's, and the local host's own (devhost/test). */
+const compiledTests = [join(root, 'dist', 'test'), join(root, 'devhost', 'dist', 'test')];
 
 /** Above the slowest test's own deadlines (an end-to-end run polled to completion on a loaded machine). */
 const DEFAULT_PER_TEST_TIMEOUT_MS = 10 * 60 * 1000;
 /** Long enough for the slowest file (an end-to-end suite). */
 const DEFAULT_FILE_TIMEOUT_MS = 30 * 60 * 1000;
-const PER_TEST_TIMEOUT = join(compiledTests, 'support', 'perTestTimeout.js');
+const PER_TEST_TIMEOUT = join(root, 'testkit', 'dist', 'perTestTimeout.js');
 
 /** Every `*.test.js` under `dir`, sorted, as paths relative to the repository root. */
 function findTestFiles(dir) {
@@ -78,16 +80,14 @@ function milliseconds(/** @type {string} */ name, /** @type {number} */ fallback
 const perTestTimeout = milliseconds('PER_TEST_TIMEOUT_MS', DEFAULT_PER_TEST_TIMEOUT_MS);
 const fileTimeout = milliseconds('TEST_FILE_TIMEOUT_MS', DEFAULT_FILE_TIMEOUT_MS);
 
-rmSync(compiledTests, { recursive: true, force: true });
-// The app too: package.json `main` is a glob over dist/src/functions, so a file left from a renamed one would register twice.
-rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
+run('The clean (scripts/clean-build.mjs)', [join(root, 'scripts', 'clean-build.mjs')]);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-run('The build (tsc -p .)', [tsc, '-p', '.']);
+run('The build (tsc -b)', [tsc, '-b']);
 run("The views' build (scripts/build-views.mjs)", [join(root, 'scripts', 'build-views.mjs')]);
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : findTestFiles(compiledTests);
+const files = process.argv.length > 2 ? process.argv.slice(2) : compiledTests.flatMap(findTestFiles);
 if (files.length === 0) {
-    console.error(`No test files (*.test.js) under ${relative(root, compiledTests)}: nothing was tested.`);
+    console.error(`No test files (*.test.js) under ${compiledTests.map((dir) => relative(root, dir)).join(', ')}: nothing was tested.`);
     process.exit(1);
 }
 process.env.PER_TEST_TIMEOUT_MS = String(perTestTimeout);

@@ -3,7 +3,7 @@
  * A test reporter (https://nodejs.org/docs/latest-v20.x/api/test.html#custom-reporters) that test/run.mjs adds
  * beside `spec`: it writes one JSON line per skipped suite or test ({ kind, name, file, reason }), so the run can
  * say what was skipped and why. Node's own summary counts skipped tests only: a suite skipped as a whole
- * (`describe(…, { skip: reason })`, as test/support/backends.ts does without .NET) is in none of its counts.
+ * (`describe(…, { skip: reason })`, as testkit/backends.ts does without .NET) is in none of its counts.
  *
  * Plain JavaScript, like run.mjs: it must load whatever the build did.
  */

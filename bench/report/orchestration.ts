@@ -22,7 +22,7 @@ export function renderOrchestration(f: OrchestrationFigures): string {
     const lines = [
         '## Orchestration on the local host',
         '',
-        `A chain of ${activities} no-op activities (\`NoopChain\` in \`test/fixtures/durable-app\`), started and awaited ` +
+        `A chain of ${activities} no-op activities (\`NoopChain\` in \`testkit/fixtures/durable-app\`), started and awaited ` +
             `through the Durable HTTP API (\`POST /runtime/webhooks/durabletask/orchestrators/NoopChain?${WAIT_QUERY}\`), ` +
             `timed from the request to the answer: ${activities + 1} orchestrator episodes plus ${activities} activity invocations. ` +
             `${ran.length === 3 ? 'Three' : 'Two'} hosts on the same fixture app take turns (the order rotates every round), ${f.warmup} warm-up runs each, then ` +

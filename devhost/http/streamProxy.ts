@@ -40,9 +40,9 @@ const NO_RESPONSE_GRACE_MS = 2000;
  * A connection of its own for every forwarded request: a kept-alive one could be reused just as the library's server
  * closes it (Node's keepAliveTimeout, 5 s after its last response), and the request was then lost unread: ECONNRESET,
  * a 502, and an invocation left waiting for its request until functionTimeout. Dropping idle sockets after 4 s did not
- * hold once the event loop stalled for a second or two (test/devhost/lostAnswers.test.ts). The request still asks for
+ * hold once the event loop stalled for a second or two (devhost/test/lostAnswers.test.ts). The request still asks for
  * keep-alive: with `Connection: close` the server shuts the socket after an early answer while the body is still being
- * sent, and the reset lost that answer (test/devhost/earlyAnswer.test.ts).
+ * sent, and the reset lost that answer (devhost/test/earlyAnswer.test.ts).
  */
 class OneRequestAgent extends Agent {
     override keepSocketAlive(): boolean {

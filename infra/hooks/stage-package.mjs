@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the package is staged, relative to the repo root. azure.yaml's `dist` must name the same folder. */
@@ -194,12 +194,18 @@ function verify(out) {
     for (const name of Object.keys(pkg.dependencies ?? {})) {
         if (!existsSync(join(out, 'node_modules', name, 'package.json'))) problems.push(`dependency ${name} is missing`);
     }
-    // npm records what it installed in node_modules/.package-lock.json; nothing there may be dev-only.
+    // npm records what it installed in node_modules/.package-lock.json; nothing there may be dev-only. The repository's
+    // workspaces (devhost/, testkit/) are named there too, as dev, but are not in the package: only what exists counts.
     const installed = join(out, 'node_modules', '.package-lock.json');
     if (existsSync(installed)) {
         const packages = readJson(installed).packages ?? {};
         for (const [path, info] of Object.entries(packages)) {
-            if (info && info.dev === true) problems.push(`dev dependency ${path} was installed`);
+            if (info && info.dev === true && existsSync(join(out, path))) problems.push(`dev dependency ${path} was installed`);
+        }
+    }
+    for (const workspace of pkg.workspaces ?? []) {
+        if (existsSync(join(out, workspace)) || existsSync(join(out, 'node_modules', '@mcp-mining', basename(workspace)))) {
+            problems.push(`the workspace ${workspace} (a dev tool) is in the package`);
         }
     }
     if (!existsSync(join(out, 'host.json'))) problems.push('host.json is missing');

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { chainProblem } from './chainCheck';
+import { JOB_FIXTURES, resultProblems, type Mined } from '@mcp-mining/testkit';
 import type { McpSession, ToolAnswer } from './session';
 
 /**
  * The tool contract (docs/contract.md) run against a deployed app, in the order that finds the worst problem
  * first: the cap's count (a management query by instance-id prefix that every start makes, never run on the
  * Durable Task Scheduler before a deployment: if it fails there, every start is refused), then inline, keyed
- * starts, the work cap, a run past the wait budget polled and cancelled, and the running-workflow cap.
- * Every workflow it leaves running is cancelled at the end.
+ * starts, the work cap, a run past the wait budget polled and cancelled, and the running-workflow cap (all on mining,
+ * the job every deployment serves), then every other served job's inline run, checked by its fixture's checker (the
+ * test kit's, independent of the app's code). Every workflow it leaves running is cancelled at the end.
  */
 
 export interface StepResult {
@@ -37,6 +38,15 @@ const FIRST_RUN_POLL_MS = 120_000;
 const MAX_CAP_STARTS = 50;
 /** A refusal that names the cap it enforces, as every cap refusal of the app does, e.g. (MAX_ACTIVE_WORKFLOWS = 5). */
 const NAMED_CAP = /\((MAX_[A-Z_]+) = /;
+
+/** Difficulties up to this have each block's nonce checked as the smallest one (a search of at most 2^12 hashes a block). */
+const SMALLEST_NONCE_CHECK_DIFFICULTY = 12;
+
+/** What is wrong with a mining result, by the hashing rule (docs/contract.md), or undefined. */
+function chainProblem(result: unknown, difficulty: number, blocks: number): string | undefined {
+    const problems = resultProblems(result as Mined | undefined, difficulty, blocks, SMALLEST_NONCE_CHECK_DIFFICULTY);
+    return problems.length === 0 ? undefined : problems.join('; ');
+}
 
 /** The shared tenant's tag, which leads every workflow id of a caller the app cannot tell apart (src/workflow/tenant.ts). */
 const SHARED_TENANT_PREFIX = 'shared-';
@@ -189,6 +199,30 @@ export async function runChecks(session: McpSession, log: (line: string) => void
         expect(cap !== undefined, `start ${started + 1} was refused without naming a cap: "${refusal.text}"`);
         return `${started} long runs started, the next refused by ${cap} in ${Math.round(refusal.ms)} ms`;
     });
+
+    // Every other job the deployment serves (ENABLED_JOBS), from its fixture: an inline run, checked by its checker.
+    const served = new Set(await session.toolNames());
+    for (const fixture of JOB_FIXTURES) {
+        if (fixture.tools.start === 'start_mining' || !served.has(fixture.tools.start)) continue;
+        await step(`${fixture.job}: inline`, async (figures) => {
+            const answer = await session.call(fixture.tools.start, fixture.inline);
+            figures[fixture.tools.start] = answer.ms;
+            let status = answer;
+            const deadline = Date.now() + FIRST_RUN_POLL_MS;
+            while (!status.isError && status.data['status'] === 'running' && Date.now() < deadline) {
+                await new Promise((r) => setTimeout(r, 1000));
+                status = await session.call(fixture.tools.get, { workflow_id: String(answer.data['workflow_id']) });
+                figures[fixture.tools.get] = status.ms;
+            }
+            expect(status.data['status'] === 'completed', `${fixture.tools.start} ${JSON.stringify(fixture.inline)} answered ${describe(status)}`);
+            try {
+                fixture.check(status.data['result'], fixture.inline);
+            } catch (error) {
+                throw new StepFailure(`the result does not hold: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+            }
+            return `${JSON.stringify(fixture.inline)} completed in ${Math.round(answer.ms)} ms; the result re-checks`;
+        });
+    }
 
     await step('unknown id', async (figures) => {
         const answer = await session.call('get_mining_result', { workflow_id: `smoke-${randomUUID()}` });

@@ -19,7 +19,7 @@ export interface WorkflowClient {
     listInstances(query: InstanceQuery, signal?: AbortSignal): Promise<InstancePage>;
     /**
      * Deletes an ended instance's history; an unknown one is left as it is, and the real extension refuses
-     * one that has not ended (HTTP 412, measured by test/devhost/backendConformance.test.ts).
+     * one that has not ended (HTTP 412, measured by devhost/test/backendConformance.test.ts).
      */
     purgeInstanceHistory(instanceId: string): Promise<{ instancesDeleted: number }>;
 }

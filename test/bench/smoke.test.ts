@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { repoRoot } from '../support/spawnHost';
+import { repoRoot } from '@mcp-mining/testkit';
 
 /** bench/index.ts's modules, in order, and the title each section starts with. */
 const SECTIONS: ReadonlyArray<readonly [module: string, title: string]> = [

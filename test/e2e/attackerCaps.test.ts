@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend } from '../support/backends';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { rawRequest } from '../support/rawHttp';
+import { type AppOnAzurite, describeOnEachBackend, rawRequest, startAppOnAzurite } from '@mcp-mining/testkit';
 import { principalTenant } from '../../src/workflow/tenant';
 
 /**

@@ -3,8 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { uniqueHubName } from '../support/testAzurite';
+import { repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * The MCP conformance suite (`@modelcontextprotocol/conformance`, 0.2.0-alpha line) against this server's

@@ -3,11 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
+import { ALL_JOBS, type AppOnAzurite, JOB_FIXTURES, startAppOnAzurite, until, untilProcessIdle } from '@mcp-mining/testkit';
 import { attackIds } from '../support/attackIds';
-import { untilProcessIdle } from '../support/processIdle';
-import { ALL_JOBS, JOB_FIXTURES } from '../support/jobFixtures';
-import { until } from '../support/until';
 import { principalTenant } from '../../src/workflow/tenant';
 
 /**

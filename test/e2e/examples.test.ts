@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { repoRoot } from '../support/spawnHost';
+import { type AppOnAzurite, repoRoot, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * The README's "Try it" client is a file in the repo (examples/try.mjs) that runs as printed: the README's block

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend, quickRedelivery } from '../support/backends';
+import { type AppOnAzurite, CHAIN_25, describeOnEachBackend, type Mined, pollUntilDone as poll, quickRedelivery, startAppOnAzurite } from '@mcp-mining/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CHAIN_25 } from '../support/expectedChains';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import type { Mined } from '../support/chainCheck';
-import { pollUntilDone as poll } from '../support/polling';
 
 /**
  * Faults under a running workflow, end to end: the storage (Azurite) goes away mid-run and comes back on

@@ -3,12 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FuzzGenerator, type FuzzRequest } from '../support/fuzzRequests';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { repoRoot, type SpawnedHost } from '../support/spawnHost';
-import { describeOnEachBackend } from '../support/backends';
-import { rawRequest, type RawResponse } from '../support/rawHttp';
-import { until } from '../support/until';
+import { type AppOnAzurite, describeOnEachBackend, FuzzGenerator, type FuzzRequest, rawRequest, type RawResponse, repoRoot, type SpawnedHost, startAppOnAzurite, until } from '@mcp-mining/testkit';
 
 /**
  * Bad input over real HTTP: thousands of generated malformed requests against the app on the local host

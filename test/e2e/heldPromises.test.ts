@@ -3,14 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describeOnEachBackend } from '../support/backends';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { envelope2026, postRaw2026, type JsonRpcAnswer } from '../support/raw2026';
-import { rawRequest } from '../support/rawHttp';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { uniqueHubName } from '../support/testAzurite';
-import { until } from '../support/until';
+import { type AppOnAzurite, describeOnEachBackend, envelope2026, type JsonRpcAnswer, type Mined, postRaw2026, rawRequest, repoRoot, resultProblems, type SpawnedHost, spawnHost, startAppOnAzurite, uniqueHubName, until } from '@mcp-mining/testkit';
 
 /**
  * Promises of docs/contract.md and docs/security.md that no other test held (a bug planted in each left the

@@ -6,12 +6,8 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePorts } from '../../devhost/azurite';
-import { describeOnEachBackend } from '../support/backends';
-import type { Mined } from '../support/chainCheck';
-import { CHAIN_22 } from '../support/expectedChains';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { uniqueHubName } from '../support/testAzurite';
+import { freePorts } from '@mcp-mining/devhost';
+import { CHAIN_22, describeOnEachBackend, type Mined, repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * `npm start` killed with SIGKILL in the middle of a run (its process group, less the Azurite it started, which

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend } from '../support/backends';
+import { ALL_JOBS, type AppOnAzurite, describeOnEachBackend, JOB_FIXTURES, type JobFixture, pollUntilDone as poll, type SpawnedHost, startAppOnAzurite, untilProcessIdle } from '@mcp-mining/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { pollUntilDone as poll } from '../support/polling';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import type { SpawnedHost } from '../support/spawnHost';
-import { untilProcessIdle } from '../support/processIdle';
-import { ALL_JOBS, JOB_FIXTURES, type JobFixture } from '../support/jobFixtures';
 
 /**
  * Retries and strangers, end to end: the SDK client over HTTP against the app on the local host with

@@ -3,9 +3,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { describeOnEachBackend } from '../support/backends';
-import { loadEveryCore } from '../support/cpuLoad';
+import { type AppOnAzurite, describeOnEachBackend, loadEveryCore, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * start_mining calls racing with one idempotency_key and different arguments, end to end: the SDK client over

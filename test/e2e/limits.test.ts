@@ -4,8 +4,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { describeOnEachBackend } from '../support/backends';
+import { type AppOnAzurite, describeOnEachBackend, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * A workflow's hard bounds end to end, on both Durable backends (src/jobs/limits.ts, docs/contract.md "Limits"):

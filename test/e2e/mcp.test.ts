@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend, quickRedelivery, type Backend } from '../support/backends';
+import { ALL_JOBS, type AppOnAzurite, type Backend, CHAIN_25, describeOnEachBackend, JOB_FIXTURES, type JobFixture, type Mined, pollUntilDone as poll, quickRedelivery, resultProblems, type SpawnedHost, startAppOnAzurite, untilProcessIdle } from '@mcp-mining/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CHAIN_25 } from '../support/expectedChains';
-import { pollUntilDone as poll } from '../support/polling';
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { ALL_JOBS, JOB_FIXTURES, type JobFixture } from '../support/jobFixtures';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import type { SpawnedHost } from '../support/spawnHost';
-import { untilProcessIdle } from '../support/processIdle';
 
 /**
  * The product end to end: the MCP SDK's own client, over HTTP, against the function app running on the
  * local host with Durable state in Azurite, as `npm start` runs it. The wait budget is one second so the
  * poll path is quick to reach; every result is recomputed or checked here, independently of the app. Every
- * job is served (ENABLED_JOBS), and the contract tests run once per job (test/support/jobFixtures.ts).
+ * job is served (ENABLED_JOBS), and the contract tests run once per job (testkit/jobFixtures.ts).
  */
 
 interface Status {

@@ -5,10 +5,7 @@ import { StreamableHTTPClientTransport as Transport111 } from 'mcp-sdk-1-11/clie
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { pollUntilDone } from '../support/polling';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { uniqueHubName } from '../support/testAzurite';
+import { type Mined, pollUntilDone, repoRoot, resultProblems, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * The 2025 era as clients other than SDK 1.32's see it: SDK 1.11 (protocol 2025-03-26, which knows no

@@ -6,14 +6,7 @@ import { StreamableHTTPClientTransport as Transport2025 } from '@modelcontextpro
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import type { TaskId } from '@modelcontextprotocol/ext-tasks/core' with { 'resolution-mode': 'import' };
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { CHAIN_25 } from '../support/expectedChains';
-import { pollUntilDone } from '../support/polling';
-import { envelope2026, postRaw2026, PROTOCOL_2026 } from '../support/raw2026';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { uniqueHubName } from '../support/testAzurite';
-import { until } from '../support/until';
-import { ALL_JOBS, JOB_FIXTURES, MINING_FIXTURE } from '../support/jobFixtures';
+import { ALL_JOBS, CHAIN_25, envelope2026, JOB_FIXTURES, type Mined, MINING_FIXTURE, pollUntilDone, postRaw2026, PROTOCOL_2026, repoRoot, resultProblems, type SpawnedHost, spawnHost, uniqueHubName, until } from '@mcp-mining/testkit';
 
 /**
  * MCP 2026-07-28 on /api/mcp, next to the 2025 era, with clients nobody here wrote: SDK v2's client
@@ -177,7 +170,7 @@ describe('MCP 2026-07-28 (SDK v2 server) and the 2025 era on one endpoint', () =
     test('pinned to 2026-07-28: a run past the wait budget answers running, with progress on the way, and polls to completed', async () => {
         const { client } = await pinned2026();
         const progress: number[] = [];
-        // A known chain (CHAIN_25 in test/support/expectedChains.ts): its first two blocks take 76.7 M attempts,
+        // A known chain (CHAIN_25 in testkit/expectedChains.ts): its first two blocks take 76.7 M attempts,
         // several seconds even on an idle machine, so the call outlasts its 3 s budget whatever the nonces.
         const difficulty = 25;
         const blocks = 2;

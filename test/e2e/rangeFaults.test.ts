@@ -3,11 +3,8 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FAULT_PATH } from '../../devhost/worker/faultRoute';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { describeOnEachBackend, quickRedelivery } from '../support/backends';
-import { CHAIN_22 } from '../support/expectedChains';
-import { pollUntilDone } from '../support/polling';
+import { FAULT_PATH } from '@mcp-mining/devhost';
+import { type AppOnAzurite, CHAIN_22, describeOnEachBackend, pollUntilDone, quickRedelivery, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * A range that fails while other ranges of its block are in flight (the worker exits under it, as on Azure) is

@@ -3,12 +3,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describeOnEachBackend, quickRedelivery } from '../support/backends';
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { CHAIN_22 } from '../support/expectedChains';
-import { pollUntilDone } from '../support/polling';
-import { repoRoot, spawnHost, type SpawnedHost } from '../support/spawnHost';
-import { startTestAzurite, uniqueHubName, type TestAzurite } from '../support/testAzurite';
+import { CHAIN_22, describeOnEachBackend, type Mined, pollUntilDone, quickRedelivery, repoRoot, resultProblems, type SpawnedHost, spawnHost, startTestAzurite, type TestAzurite, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * Ranges in flight end to end (issue 21): the MCP SDK's client over HTTP against the app on the local host,

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend } from '../support/backends';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { repoRoot } from '../support/spawnHost';
+import { ALL_JOBS, type AppOnAzurite, describeOnEachBackend, JOB_FIXTURES, repoRoot, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * The post-deployment smoke check (`npm run smoke`, scripts/smoke/) run as a user runs it, a separate process
@@ -14,7 +12,20 @@ import { repoRoot } from '../support/spawnHost';
  */
 
 const KEY = 'smoke-test-key';
-const STEPS = ['connect', 'tools', 'cap count (the first start)', 'inline', 'keyed start', 'work cap (MAX_WORK)', 'past the budget: poll, cancel', 'running-workflow cap', 'unknown id', 'clean up'];
+/** The steps in order: mining's contract, then an inline run of every other job the app serves (here all of them). */
+const STEPS = [
+    'connect',
+    'tools',
+    'cap count (the first start)',
+    'inline',
+    'keyed start',
+    'work cap (MAX_WORK)',
+    'past the budget: poll, cancel',
+    'running-workflow cap',
+    ...JOB_FIXTURES.filter((fixture) => fixture.tools.start !== 'start_mining').map((fixture) => `${fixture.job}: inline`),
+    'unknown id',
+    'clean up',
+];
 
 interface Run {
     code: number | null;
@@ -38,7 +49,7 @@ describeOnEachBackend('the smoke check against the local host', (backend) => {
     let app: AppOnAzurite;
 
     before(async () => {
-        app = await startAppOnAzurite(`smoke${backend}`, { WAIT_BUDGET_SECONDS: '5', MAX_ACTIVE_WORKFLOWS: '2' }, { durable: backend, functionKey: KEY });
+        app = await startAppOnAzurite(`smoke${backend}`, { WAIT_BUDGET_SECONDS: '5', MAX_ACTIVE_WORKFLOWS: '2', ...ALL_JOBS }, { durable: backend, functionKey: KEY });
     });
     after(async () => {
         await app?.stop();

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeOnEachBackend } from '../support/backends';
+import { ALL_JOBS, type AppOnAzurite, type Block, chainProblems, describeOnEachBackend, JOB_FIXTURES, startAppOnAzurite, until, untilProcessIdle } from '@mcp-mining/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { chainProblems, type Block } from '../support/chainCheck';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { untilProcessIdle } from '../support/processIdle';
-import { until } from '../support/until';
-import { ALL_JOBS, JOB_FIXTURES } from '../support/jobFixtures';
 
 /**
  * The protocol features over real HTTP: the MCP SDK's client against the app on the local host, Durable

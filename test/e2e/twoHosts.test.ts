@@ -6,12 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { skipReason } from '../support/backends';
-import { resultProblems, type Mined } from '../support/chainCheck';
-import { CHAIN_22, CHAIN_25 } from '../support/expectedChains';
-import { pollUntilDone } from '../support/polling';
-import type { SpawnedHost } from '../support/spawnHost';
-import { awaitBalancedPartitions, crash, executions, JOINING, partitionOwners, startTwoHosts, workerName, type TwoHosts } from '../support/twoHosts';
+import { awaitBalancedPartitions, CHAIN_22, CHAIN_25, crash, executions, JOINING, type Mined, partitionOwners, pollUntilDone, resultProblems, skipReason, type SpawnedHost, startTwoHosts, type TwoHosts, workerName } from '@mcp-mining/testkit';
 
 /**
  * Two hosts on one task hub, on the real Durable extension (issue 21, point 3): the MCP SDK's client over HTTP
@@ -19,7 +14,7 @@ import { awaitBalancedPartitions, crash, executions, JOINING, partitionOwners, s
  * MineBlock calls execute on both; either host answers every tool call for every workflow, with the caps,
  * idempotency and tenant scoping of one app; and SIGKILL of either host mid-run loses nothing: the survivor
  * finishes every workflow with the known chain. The TypeScript engine is one host per task hub (it refuses a
- * second: test/devhost/durable.test.ts), so this file runs on the extension only.
+ * second: devhost/test/durable.test.ts), so this file runs on the extension only.
  */
 
 /**

@@ -3,13 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { launchBrowser, chromiumSkip, ViewHost, type Browser, type CallTool } from '../support/appHost/appHost';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { describeOnEachBackend, quickRedelivery, type Backend } from '../support/backends';
-import { CHAIN_25 } from '../support/expectedChains';
-import { ALL_JOBS, JOB_FIXTURES, MINING_FIXTURE } from '../support/jobFixtures';
-import { PROTOCOL_2026 } from '../support/raw2026';
-import { untilProcessIdle } from '../support/processIdle';
+import { ALL_JOBS, type AppOnAzurite, type Backend, type Browser, type CallTool, CHAIN_25, chromiumSkip, describeOnEachBackend, JOB_FIXTURES, launchBrowser, MINING_FIXTURE, PROTOCOL_2026, quickRedelivery, startAppOnAzurite, untilProcessIdle, ViewHost } from '@mcp-mining/testkit';
 
 /**
  * Each job's view (MCP Apps) in a real browser: headless Chromium on a test host page that embeds the view with the

@@ -4,13 +4,9 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FAULT_PATH } from '../../devhost/worker/faultRoute';
+import { FAULT_PATH } from '@mcp-mining/devhost';
 import { ACTIVITY_MAX_ATTEMPTS } from '../../src/jobs/activityRetry';
-import { startAppOnAzurite, type AppOnAzurite } from '../support/appOnAzurite';
-import { describeOnEachBackend, quickRedelivery } from '../support/backends';
-import type { Mined } from '../support/chainCheck';
-import { CHAIN_22 } from '../support/expectedChains';
-import { pollUntilDone as poll } from '../support/polling';
+import { type AppOnAzurite, CHAIN_22, describeOnEachBackend, type Mined, pollUntilDone as poll, quickRedelivery, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * Failures that Azure has and a whole-host crash does not show: the worker process exits under one MineBlock

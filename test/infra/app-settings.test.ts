@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, readFunctionTimeoutSeconds, SETTING_NAMES } from '../../src/config';
-import { at, deployed, referenceOf, Runtime, type ValueObject } from './arm';
+import { at, deployed, referenceOf, Runtime, type ValueObject } from '@mcp-mining/testkit/arm';
 import { deploySection, docFiles, getPathInsensitive, readJson, readRepoFile, repoRoot } from './files';
 import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
 

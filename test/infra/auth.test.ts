@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { callerTenant, isPlatformAuthEnabled } from '../../src/mcp/http/caller';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { at, deployed, Runtime, TemplateFailure, type Deployment, type Resource, type Value } from './arm';
+import { at, deployed, Runtime, TemplateFailure, type Deployment, type Resource, type Value } from '@mcp-mining/testkit/arm';
 import { deploySection, getPathInsensitive, isRecord, parseSimpleYaml, readJson, readRepoFile, repoRoot } from './files';
 import { appSettingsOf, bicepSkip, deployment, only, TEST_AUTH_CLIENT_ID } from './template';
 

@@ -127,5 +127,5 @@ export function docFiles(): string[] {
         .filter((name) => name.endsWith('.md'))
         .sort()
         .map((name) => `docs/${name}`);
-    return ['README.md', 'BENCHMARKS.md', ...docs];
+    return ['README.md', 'BENCHMARKS.md', ...docs, 'test/README.md', 'devhost/README.md', 'testkit/README.md', 'src/mcp/sdk/README.md'];
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { JOB_NAMES } from '../../src/jobs';
-import { at, deployed } from './arm';
+import { at, deployed } from '@mcp-mining/testkit/arm';
 import { deploySection, getPathInsensitive, isRecord, parseSimpleYaml, readJson, readRepoFile, repoRoot, type YamlMap } from './files';
 import { appSettingsOf, bicepSkip, deployment, only, template } from './template';
 

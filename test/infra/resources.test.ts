@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { allResources, at, deployed, moduleNamed, referenceOf, resourceIdOf, Runtime, type Deployment, type Resource, type Value } from './arm';
+import { allResources, at, deployed, moduleNamed, referenceOf, resourceIdOf, Runtime, type Deployment, type Resource, type Value } from '@mcp-mining/testkit/arm';
 import { deploySection, getPathInsensitive, isRecord, readJson } from './files';
 import { bicepSkip, deployment, only, template } from './template';
 

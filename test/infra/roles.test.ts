@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { at, deployed, resourceIdOf, Runtime, type Deployment, type Resource, type Value } from './arm';
+import { at, deployed, resourceIdOf, Runtime, type Deployment, type Resource, type Value } from '@mcp-mining/testkit/arm';
 import { readRepoFile, repoRoot } from './files';
 import { bicepSkip, deployment, only } from './template';
 

@@ -11,7 +11,7 @@ import { parseConfig, SETTING_NAMES, type SettingName } from '../../src/config';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { JOB_NAMES } from '../../src/jobs';
-import type { Value } from './arm';
+import type { Value } from '@mcp-mining/testkit/arm';
 import { readJson, readRepoFile, repoRoot } from './files';
 import { appSettingsOf, bicepSkip, template } from './template';
 

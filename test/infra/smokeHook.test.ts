@@ -43,7 +43,7 @@ describe('the postdeploy smoke check', () => {
 
     it('is npm run smoke, which builds first', () => {
         const scripts = (JSON.parse(readRepoFile('package.json')) as { scripts?: Record<string, string> }).scripts ?? {};
-        assert.equal(scripts['smoke'], 'tsc -p . && node dist/scripts/smoke/cli.js');
+        assert.equal(scripts['smoke'], 'tsc -b scripts && node dist/scripts/smoke/cli.js');
         assert.ok(deploySection().includes('npm run smoke -- '), 'docs/deployment.md should show how to run npm run smoke');
     });
 });

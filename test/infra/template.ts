@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { deploy, deployed, isObject, type Deployment, type Resource, type Template, type Value, type ValueObject } from './arm';
+import { deploy, deployed, isObject, type Deployment, type Resource, type Template, type Value, type ValueObject } from '@mcp-mining/testkit/arm';
 import { repoRoot } from './files';
 
 export const MAIN_BICEP = 'infra/main.bicep';

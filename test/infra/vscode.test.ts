@@ -118,7 +118,7 @@ describe('F5 (launch, tasks, settings)', () => {
         const configs = records(getPathInsensitive(readJson('.vscode/launch.json'), ['configurations']), '.vscode/launch.json configurations');
         const local = configs.find((c) => c['type'] === 'node' && c['request'] === 'launch');
         assert.ok(local, '.vscode/launch.json needs a node launch configuration for the local host');
-        assert.equal(local['program'], '${workspaceFolder}/dist/devhost/cli.js', 'it must run the local host as npm start does');
+        assert.equal(local['program'], '${workspaceFolder}/devhost/dist/cli.js', 'it must run the local host as npm start does');
         const build = byLabel(local['preLaunchTask']);
         assert.equal(build?.['command'], 'npm run build', 'it must build first, as npm start does');
     });

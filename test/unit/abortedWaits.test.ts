@@ -9,7 +9,7 @@ import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { FakeClock, MemoryLog } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
-import { until } from '../support/until';
+import { until } from '@mcp-mining/testkit';
 import { WatchedClock } from '../support/watchedClock';
 
 /**

@@ -10,7 +10,7 @@ import { APP_HTML_MIME_TYPE, declaresUi, UI_EXTENSION } from '../../src/mcp/uiEx
 import { runFacts } from '../../src/mcp/workflowView';
 import { MINING } from '../../src/jobs/mining/job';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { answerOf, envelope2026, raw2026Request } from '../support/raw2026';
+import { answerOf, envelope2026, raw2026Request } from '@mcp-mining/testkit';
 import { endpointFor } from './helpers/endpoint';
 import { FakeDurableClient, MemoryLog, RESULT } from './helpers/fakes';
 

@@ -6,7 +6,7 @@ import { countSegmentActivity, countSegmentOffThread } from '../../src/jobs/prim
 import { countPrimesIn } from '../../src/jobs/primes/sieve';
 import { COUNT_PRIMES_JOB } from '../../src/jobs/primes/job';
 import { parseConfig } from '../../src/config';
-import { PRIMES_BELOW, primesBelowByTrialDivision } from '../support/primeCounts';
+import { PRIMES_BELOW, primesBelowByTrialDivision } from '@mcp-mining/testkit';
 import { drive, highestFirst, lowestFirst, type PickNext } from './helpers/windowDriver';
 
 /** The count_primes job: its sieve against known π(x), its activity's bounds, its orchestration's fan-out and progress. */

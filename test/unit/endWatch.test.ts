@@ -1,4 +1,4 @@
-import { within } from '../support/until';
+import { within } from '@mcp-mining/testkit';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';

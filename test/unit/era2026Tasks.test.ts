@@ -5,7 +5,7 @@ import { TASK_TTL_MS } from '../../src/mcp/era2026/server';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
-import { answerOf, envelope2026, raw2026Request, type JsonRpcAnswer } from '../support/raw2026';
+import { answerOf, envelope2026, raw2026Request, type JsonRpcAnswer } from '@mcp-mining/testkit';
 import { endpointFor } from './helpers/endpoint';
 import { FakeClock, MemoryLog, RESULT } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config';
 import { JOBS, JOB_NAMES } from '../../src/jobs';
-import { ALL_JOBS, JOB_FIXTURES } from '../support/jobFixtures';
+import { ALL_JOBS, JOB_FIXTURES } from '@mcp-mining/testkit';
 
 /**
  * The registry (src/jobs/index.ts) is the one list of jobs; the suites that run once per job take its fixture
- * (test/support/jobFixtures.ts). So every registered job has one, named as the job names its tools, with arguments
+ * (testkit/jobFixtures.ts). So every registered job has one, named as the job names its tools, with arguments
  * its start tool accepts: a job added without a fixture fails here, by name, not somewhere in an e2e suite.
  */
 
@@ -15,7 +15,7 @@ const config = parseConfig({ TASKHUB_NAME: 'unittests', ...ALL_JOBS });
 describe('the job fixtures, against the registry', () => {
     it('one fixture a registered job, in the registry\'s order', () => {
         const missing = JOB_NAMES.filter((name) => !JOB_FIXTURES.some((fixture) => fixture.job === name));
-        assert.deepEqual(missing, [], `no fixture in test/support/jobFixtures.ts for ${missing.join(', ')}`);
+        assert.deepEqual(missing, [], `no fixture in testkit/jobFixtures.ts for ${missing.join(', ')}`);
         assert.deepEqual(JOB_FIXTURES.map((fixture) => fixture.job), [...JOB_NAMES]);
         assert.deepEqual(config.enabledJobs, [...JOB_NAMES], 'ALL_JOBS serves every job');
     });

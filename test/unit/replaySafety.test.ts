@@ -3,12 +3,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { JOBS } from '../../src/jobs';
-import { findReplayHazards, replayProgram } from '../support/replaySafety';
+import { findReplayHazards, replayProgram } from '@mcp-mining/testkit';
 
 /**
  * Orchestrator code must be replay-safe: no clock, randomness, timers or I/O outside the Durable context.
  * The check follows the code each registered orchestrator runs through the app's sources (see
- * test/support/replaySafety.ts); a planted bad example proves that it catches what it should.
+ * testkit/replaySafety.ts); a planted bad example proves that it catches what it should.
  */
 
 const root = resolve(__dirname, '..', '..', '..');

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '../../src/config';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES, nestsDeeperThan, readBodyWithin } from '../../src/mcp/http/requestLimits';
-import { until } from '../support/until';
+import { until } from '@mcp-mining/testkit';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
 import { endpointFor } from './helpers/endpoint';
 import { FakeDurableClient, MemoryLog } from './helpers/fakes';

@@ -12,7 +12,7 @@ import { CallToolResultSchema as CallToolResultSchema111 } from 'mcp-sdk-1-11/ty
 import { createMcpHandler, McpServer as McpServer2 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { argumentsSchema } from '../../src/mcp/sdk/standardSchema';
-import { answerOf, envelope2026, raw2026Request } from '../support/raw2026';
+import { answerOf, envelope2026, raw2026Request } from '@mcp-mining/testkit';
 
 /**
  * Canaries for src/mcp/sdk/: each seam there answers a behaviour of the pinned SDK version. These tests pin that

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compiledGraph, cycles, sourceGraph } from '../support/importGraph';
+import { join } from 'node:path';
+import { compiledGraph, cycles, repoRoot, sourceGraph } from '@mcp-mining/testkit';
+
+const SRC = join(repoRoot, 'src');
 
 /**
  * src/ (the function app) has no import circles; its two MCP eras are siblings over a shared core, neither
@@ -10,18 +13,18 @@ import { compiledGraph, cycles, sourceGraph } from '../support/importGraph';
 
 describe('src imports', () => {
     it('the compiled modules import one another without a circle', () => {
-        const graph = compiledGraph('src');
+        const graph = compiledGraph(SRC, join(repoRoot, 'dist', 'src'));
         assert.ok(graph.size > 50, `read ${graph.size} compiled modules of src/`);
         assert.ok(graph.get('functions/mcp')?.length, 'the walk sees functions/mcp import something');
         assert.deepEqual(cycles(graph), []);
     });
 
     it('the sources, type imports included, have no circle either', () => {
-        assert.deepEqual(cycles(sourceGraph('src')), []);
+        assert.deepEqual(cycles(sourceGraph(SRC)), []);
     });
 
     it('the 2025 and 2026 eras import nothing of each other', () => {
-        const graph = sourceGraph('src');
+        const graph = sourceGraph(SRC);
         const crossings = [...graph].flatMap(([name, imports]) =>
             imports
                 .filter(
@@ -35,7 +38,7 @@ describe('src imports', () => {
     });
 
     it('nothing in src/ imports the local host, and mcp/ and workflow/ import no job folder', () => {
-        const graph = sourceGraph('src');
+        const graph = sourceGraph(SRC);
         const intoJobs = [...graph].filter(([name, imports]) => name.startsWith('mcp/') && imports.some((to) => to.startsWith('jobs/')));
         assert.ok(intoJobs.length > 0, 'the walk sees mcp/ import the job layer');
         const offending = [...graph].flatMap(([name, imports]) =>

@@ -6,7 +6,7 @@ import { DurableHttpError } from '../../src/workflow/durableHttpError';
 import { watchForEnd } from '../../src/jobs/endWatch';
 import { mineBlockActivity } from '../../src/jobs/mining/mineBlockActivity';
 import { GENESIS } from '../../src/jobs/mining/hashRule';
-import { within } from '../support/until';
+import { within } from '@mcp-mining/testkit';
 
 /** The small leaks: a search whose workflow was purged stops, and a stopped search is no failure. */
 

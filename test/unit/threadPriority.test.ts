@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { getPriority } from 'node:os';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { unlessAvailable } from '../support/precondition';
+import { unlessAvailable } from '@mcp-mining/testkit';
 
 /** The nice value of this process's main thread (on Linux, the thread whose id is the process id). */
 const mainThreadNice = () => getPriority(process.pid);

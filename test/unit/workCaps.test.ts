@@ -12,7 +12,7 @@ import { keyedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
 import { FakeClock, MemoryLog, notFoundOnRead, serverError } from './helpers/fakes';
-import { until } from '../support/until';
+import { until } from '@mcp-mining/testkit';
 import { MemoryBackend } from './helpers/memoryBackend';
 
 /** The refusal text of a call over MAX_WORK, as start_mining says it (undefined when it fits). */

@@ -12,7 +12,7 @@ import { genericSections } from '../../src/views/genericResult';
 import { modelOf, timingOf, type ToolAnswer } from '../../src/views/viewModel';
 import { viewSpecOf } from '../../src/views/viewSpec';
 import { RunWatch } from '../../src/views/watch';
-import { CHAIN_25 } from '../support/expectedChains';
+import { CHAIN_25 } from '@mcp-mining/testkit';
 
 /**
  * The jobs' views (MCP Apps) without a browser: the renderers' sections, the layout from a result schema, what each

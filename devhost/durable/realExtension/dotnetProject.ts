@@ -8,8 +8,8 @@ import { join, resolve } from 'node:path';
  * use, and cached by a hash of its sources, so a second start costs nothing and an edit rebuilds it.
  */
 
-/** The project folder in the repository, from this file's place in dist/devhost/durable/realExtension. */
-export const PROJECT_DIR = resolve(__dirname, '..', '..', '..', '..', 'devhost', 'durable', 'realExtension', 'DurableHost');
+/** The project folder, from this file's place in the package's dist/durable/realExtension. */
+export const PROJECT_DIR = resolve(__dirname, '..', '..', '..', 'durable', 'realExtension', 'DurableHost');
 
 export class DotnetMissingError extends Error {
     override name = 'DotnetMissingError';

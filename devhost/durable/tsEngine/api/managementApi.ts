@@ -22,7 +22,7 @@ const RUNTIME_STATUSES: readonly RuntimeStatus[] = [
 
 /**
  * A start on an instance that has not ended: the real extension (3.19.0, measured by
- * test/devhost/backendConformance.test.ts) answers 409 with the provider's message.
+ * devhost/test/backendConformance.test.ts) answers 409 with the provider's message.
  */
 function sendAlreadyExists(res: ServerResponse, err: OrchestrationExistsError): void {
     sendJson(res, 409, { Message: err.message });

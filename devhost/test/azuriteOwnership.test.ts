@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { freeAzuritePorts, identify, isListening, startAzurite } from '../azurite';
+import type { LogRecord } from '../logger';
+
+/**
+ * The Azurite the local host starts: its output in a log file (a pipe to a killed host would stop it), reuse only
+ * of an emulator that serves every needed service as Azurite, an orphan of a killed host replaced, and an outage
+ * after the start said once.
+ */
+
+const threePorts = freeAzuritePorts;
+
+function listen(server: Server, port: number): Promise<void> {
+    return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+}
+
+describe('Azurite owned by the local host', () => {
+    test('writes its output to a log file in its folder, not to a pipe, and runs without telemetry', async (t) => {
+        const location = mkdtempSync(join(tmpdir(), 'azurite-own-'));
+        const azurite = await startAzurite({ location, ports: await threePorts() });
+        t.after(() => rmSync(location, { recursive: true, force: true }));
+        try {
+            assert.equal(azurite.started, true);
+            assert.equal(azurite.logFile, join(location, 'azurite.log'));
+            if (process.platform === 'linux' && azurite.pid !== undefined) {
+                for (const fd of [1, 2]) assert.equal(readlinkSync(`/proc/${azurite.pid}/fd/${fd}`), azurite.logFile, `fd ${fd}`);
+                assert.match(readFileSync(`/proc/${azurite.pid}/cmdline`, 'utf8'), /--disableTelemetry/);
+            }
+        } finally {
+            await azurite.stop();
+        }
+        assert.equal(existsSync(join(location, 'azurite-owner.json')), false, 'the owner file goes with it');
+    });
+
+    test('a port that answers, but not as Azurite, is refused, naming it', async (t) => {
+        const ports = await threePorts();
+        const impostor = createServer((_req, res) => void res.writeHead(200, { server: 'nginx' }).end('hello'));
+        await listen(impostor, ports.table);
+        t.after(() => impostor.close());
+        assert.match(await identify('127.0.0.1', ports.table), /something else \(HTTP 200, Server: nginx\)/);
+        await assert.rejects(startAzurite({ location: mkdtempSync(join(tmpdir(), 'azurite-imp-')), ports }), new RegExp(`table port ${ports.table} answers as something else`));
+    });
+
+    test('a table-only Azurite is not reused where blob and queue are needed', async (t) => {
+        const ports = await threePorts();
+        const location = mkdtempSync(join(tmpdir(), 'azurite-tab-'));
+        const tableOnly = await startAzurite({ location, ports, services: 'table' });
+        t.after(async () => {
+            await tableOnly.stop();
+            rmSync(location, { recursive: true, force: true });
+        });
+        assert.equal(await identify('127.0.0.1', ports.table), 'Azurite-Table');
+        await assert.rejects(startAzurite({ location: mkdtempSync(join(tmpdir(), 'azurite-all-')), ports }), new RegExp(`blob port ${ports.blob} is free`));
+    });
+
+    test("an Azurite left by a host that was killed is replaced (logged); a live host's is reused", async (t) => {
+        const ports = await threePorts();
+        const location = mkdtempSync(join(tmpdir(), 'azurite-orphan-'));
+        t.after(() => rmSync(location, { recursive: true, force: true }));
+        // A host of its own, killed with SIGKILL once its Azurite serves: Azurite is left running.
+        const script = `require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${JSON.stringify({ location, ports })}).then(() => console.log('ready'))`;
+        const host = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        await new Promise<void>((resolve) => host.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()));
+        const orphan = JSON.parse(readFileSync(join(location, 'azurite-owner.json'), 'utf8')) as { azuritePid: number };
+        host.kill('SIGKILL');
+        await new Promise((resolve) => host.once('exit', resolve));
+        assert.ok(await isListening('127.0.0.1', ports.table), 'the orphan still serves');
+
+        const logs: LogRecord[] = [];
+        const replaced = await startAzurite({ location, ports, sink: (r) => void logs.push(r) });
+        try {
+            assert.equal(replaced.started, true);
+            assert.notEqual(replaced.pid, orphan.azuritePid);
+            assert.ok(logs.some((r) => r.message.includes(`Replacing the Azurite (pid ${orphan.azuritePid})`)), JSON.stringify(logs));
+            assert.throws(() => process.kill(orphan.azuritePid, 0), 'the orphan is gone');
+            // This process owns it now and is alive: a second start reuses it, and says whose it is.
+            const again = await startAzurite({ location, ports });
+            assert.equal(again.started, false);
+            assert.match(again.description, new RegExp(`started by the running host pid ${process.pid}`));
+        } finally {
+            await replaced.stop();
+        }
+    });
+
+    test('hosts that share one Azurite: it outlives the host that started it and stops with the last one', async (t) => {
+        const ports = await threePorts();
+        const location = mkdtempSync(join(tmpdir(), 'azurite-shared-'));
+        t.after(() => rmSync(location, { recursive: true, force: true }));
+        // The first host, in a process of its own: it starts Azurite, then stops as Ctrl-C would stop it.
+        const options = `{ ...${JSON.stringify({ location, ports })}, sink: (r) => console.log(r.message) }`;
+        const script = `require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${options}).then((a) => {
+            console.log('ready');
+            process.stdin.once('data', () => a.stop().then(() => console.log('stopped')));
+        })`;
+        const first = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+        let output = '';
+        const said = (text: string) => new Promise<void>((resolve) => first.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()).includes(text) && resolve()));
+        await said('ready');
+        const second = await startAzurite({ location, ports });
+        assert.equal(second.started, false);
+        assert.match(second.description, /it stops with the last host that uses it/);
+        first.stdin.write('stop\n');
+        await said('stopped');
+        assert.match(output, new RegExp(`Leaving Azurite running for the hosts that still use it \\(pid ${process.pid}\\)`));
+        assert.equal(await identify('127.0.0.1', ports.table), 'Azurite-Table', 'still serving the second host');
+        const owner = JSON.parse(readFileSync(join(location, 'azurite-owner.json'), 'utf8')) as { hostPid: number };
+        assert.equal(owner.hostPid, process.pid, 'handed to the host that still uses it');
+        first.kill();
+        await second.stop();
+        assert.equal(await isListening('127.0.0.1', ports.table), false, 'the last host stopped it');
+        assert.equal(existsSync(join(location, 'azurite-owner.json')), false);
+    });
+
+    test('storage that stops answering after the start is said once, with what to do, and again when back', async (t) => {
+        const ports = await threePorts();
+        const location = mkdtempSync(join(tmpdir(), 'azurite-watch-'));
+        t.after(() => rmSync(location, { recursive: true, force: true }));
+        const first = await startAzurite({ location, ports, services: 'table' });
+        const logs: LogRecord[] = [];
+        const unwatch = first.watch((r) => void logs.push(r), 100);
+        // Stopped from outside (not by the host): an outage.
+        assert.ok(first.pid !== undefined);
+        process.kill(first.pid, 'SIGINT');
+        while (await isListening('127.0.0.1', ports.table)) await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const downs = logs.filter((r) => r.level === 'error');
+        assert.equal(downs.length, 1, JSON.stringify(logs));
+        assert.match(downs[0]?.message ?? '', /Stop this host \(Ctrl-C\) and start it again/);
+        const second = await startAzurite({ location, ports, services: 'table' });
+        try {
+            await new Promise((resolve) => setTimeout(resolve, 400));
+            assert.ok(logs.some((r) => /answers again/.test(r.message)), JSON.stringify(logs));
+        } finally {
+            unwatch();
+            await second.stop();
+            await first.stop();
+        }
+    });
+});

@@ -1,0 +1,47 @@
+import { describe } from 'node:test';
+import { builtHostDll, hasDotnet } from '@mcp-mining/devhost';
+
+/**
+ * The local host's two Durable backends, for suites that must hold on both: the TypeScript engine
+ * (Node alone) and the real Durable extension (.NET). Without the .NET SDK the extension's suites are
+ * reported as skipped, saying why; under CI (CI=true) a missing SDK fails the run instead.
+ */
+export type Backend = 'ts' | 'extension';
+
+const NO_DOTNET = 'the real Durable extension needs the .NET SDK (dotnet on PATH), which this machine lacks';
+
+let extensionReady: boolean | undefined;
+
+/** Builds the extension's .NET host once (cached; a lock keeps parallel test files from building twice). */
+function extensionAvailable(): boolean {
+    if (extensionReady === undefined) {
+        extensionReady = hasDotnet();
+        if (!extensionReady && process.env.CI === 'true') {
+            throw new Error(`CI must run every backend, but ${NO_DOTNET}.`);
+        }
+        if (extensionReady) builtHostDll();
+    }
+    return extensionReady;
+}
+
+/** The reason a backend's suite is skipped here, or false when it runs. */
+export function skipReason(backend: Backend): string | false {
+    return backend === 'extension' && !extensionAvailable() ? NO_DOTNET : false;
+}
+
+/** `describe(title [backend], fn)` once per backend; the extension's is skipped without .NET (not in CI). */
+export function describeOnEachBackend(title: string, fn: (backend: Backend) => void, only?: readonly Backend[]): void {
+    for (const backend of only ?? (['ts', 'extension'] as const)) {
+        describe(`${title} [${backend}]`, { skip: skipReason(backend) }, () => fn(backend));
+    }
+}
+
+/**
+ * App settings for tests that interrupt the backend (a crash, a storage outage). On the real extension, work
+ * whose queue message was taken before the interruption comes back when the message's visibility timeout
+ * ends (5 minutes by default); these shorten it, as an app setting may. Nothing for the TypeScript engine.
+ */
+export function quickRedelivery(backend: Backend, timeout = '00:00:10'): Record<string, string> {
+    if (backend === 'ts') return {};
+    return { AzureFunctionsJobHost__extensions__durableTask__storageProvider__workItemQueueVisibilityTimeout: timeout };
+}
