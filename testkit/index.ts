@@ -22,6 +22,7 @@ export * from './primeCounts';
 export * from './processIdle';
 export * from './raw2026';
 export * from './rawHttp';
+export * from './runNode';
 export * from './replaySafety';
 export * from './spawnHost';
 export * from './testAzurite';

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AppOnAzurite, repoRoot, startAppOnAzurite } from '@mcp-mining/testkit';
+import { type AppOnAzurite, repoRoot, runNode, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * The README's "Try it" client is a file in the repo (examples/try.mjs) that runs as printed: the README's block
@@ -39,15 +38,7 @@ describe('examples/try.mjs, the README\'s "Try it"', () => {
         mkdirSync(dir, { recursive: true });
         const copy = join(dir, 'try.mjs');
         writeFileSync(copy, readFileSync(EXAMPLE, 'utf8').replace(LOCAL_URL, app.mcpUrl.href));
-        const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-            const child = spawn(process.execPath, [copy], { cwd: repoRoot });
-            let stdout = '';
-            let stderr = '';
-            child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-            child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-            child.on('error', reject);
-            child.on('close', (code) => resolve({ code, stdout, stderr }));
-        });
+        const run = await runNode([copy], { cwd: repoRoot });
         assert.equal(run.code, 0, run.stderr);
         assert.match(run.stdout, /structuredContent/);
         assert.match(run.stdout, /status: 'completed'/);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ALL_JOBS, type AppOnAzurite, describeOnEachBackend, JOB_FIXTURES, repoRoot, startAppOnAzurite } from '@mcp-mining/testkit';
+import { ALL_JOBS, type AppOnAzurite, describeOnEachBackend, JOB_FIXTURES, type NodeRun, repoRoot, runNode, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * The post-deployment smoke check (`npm run smoke`, scripts/smoke/) run as a user runs it, a separate process
@@ -27,22 +26,8 @@ const STEPS = [
     'clean up',
 ];
 
-interface Run {
-    code: number | null;
-    stdout: string;
-    stderr: string;
-}
-
-function smoke(args: string[], env: Record<string, string>): Promise<Run> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [join(repoRoot, 'dist', 'scripts', 'smoke', 'cli.js'), ...args], { env: { ...process.env, ...env } });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+function smoke(args: string[], env: Record<string, string>): Promise<NodeRun> {
+    return runNode([join(repoRoot, 'dist', 'scripts', 'smoke', 'cli.js'), ...args], { env });
 }
 
 describeOnEachBackend('the smoke check against the local host', (backend) => {
