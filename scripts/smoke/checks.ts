@@ -6,9 +6,9 @@ import type { McpSession, ToolAnswer } from './session';
  * The tool contract (docs/contract.md) run against a deployed app, in the order that finds the worst problem
  * first: the cap's count (a management query by instance-id prefix that every start makes, never run on the
  * Durable Task Scheduler before a deployment: if it fails there, every start is refused), then inline, keyed
- * starts, the work cap, a run past the wait budget polled and cancelled, and the running-workflow cap (all on mining,
- * the job every deployment serves), then every other served job's inline run, checked by its fixture's checker (the
- * test kit's, independent of the app's code). Every workflow it leaves running is cancelled at the end.
+ * starts, the work cap, a run past the wait budget polled and cancelled (on mining, the job every deployment serves),
+ * every other served job's inline run, checked by its fixture's checker (the test kit's, independent of the app's
+ * code), then the running-workflow cap. Every workflow it leaves running is cancelled at the end.
  */
 
 export interface StepResult {
@@ -180,27 +180,8 @@ export async function runChecks(session: McpSession, log: (line: string) => void
         return `answered running after ${(answer.ms / 1000).toFixed(1)} s (the wait budget); poll and cancel work`;
     });
 
-    await step('running-workflow cap', async (figures) => {
-        let refusal: ToolAnswer | undefined;
-        let started = 0;
-        for (let i = 0; i < MAX_CAP_STARTS && !refusal; i++) {
-            const answer = await start({ difficulty: longDifficulty, blocks: 1 });
-            if (answer.isError) {
-                refusal = answer;
-                figures['refused start'] = answer.ms;
-            } else {
-                started++;
-                running.add(String(answer.data['workflow_id']));
-                figures[`start ${started}`] = answer.ms;
-            }
-        }
-        expect(refusal !== undefined, `${MAX_CAP_STARTS} long runs started and none was refused: no running-workflow cap holds`);
-        const cap = NAMED_CAP.exec(refusal.text)?.[1];
-        expect(cap !== undefined, `start ${started + 1} was refused without naming a cap: "${refusal.text}"`);
-        return `${started} long runs started, the next refused by ${cap} in ${Math.round(refusal.ms)} ms`;
-    });
-
-    // Every other job the deployment serves (ENABLED_JOBS), from its fixture: an inline run, checked by its checker.
+    // Every other job the deployment serves (ENABLED_JOBS), from its fixture: an inline run, checked by its checker;
+    // before the cap step, which leaves the caller at its cap until the clean-up.
     const served = new Set(await session.toolNames());
     for (const fixture of JOB_FIXTURES) {
         if (fixture.tools.start === 'start_mining' || !served.has(fixture.tools.start)) continue;
@@ -223,6 +204,26 @@ export async function runChecks(session: McpSession, log: (line: string) => void
             return `${JSON.stringify(fixture.inline)} completed in ${Math.round(answer.ms)} ms; the result re-checks`;
         });
     }
+
+    await step('running-workflow cap', async (figures) => {
+        let refusal: ToolAnswer | undefined;
+        let started = 0;
+        for (let i = 0; i < MAX_CAP_STARTS && !refusal; i++) {
+            const answer = await start({ difficulty: longDifficulty, blocks: 1 });
+            if (answer.isError) {
+                refusal = answer;
+                figures['refused start'] = answer.ms;
+            } else {
+                started++;
+                running.add(String(answer.data['workflow_id']));
+                figures[`start ${started}`] = answer.ms;
+            }
+        }
+        expect(refusal !== undefined, `${MAX_CAP_STARTS} long runs started and none was refused: no running-workflow cap holds`);
+        const cap = NAMED_CAP.exec(refusal.text)?.[1];
+        expect(cap !== undefined, `start ${started + 1} was refused without naming a cap: "${refusal.text}"`);
+        return `${started} long runs started, the next refused by ${cap} in ${Math.round(refusal.ms)} ms`;
+    });
 
     await step('unknown id', async (figures) => {
         const answer = await session.call('get_mining_result', { workflow_id: `smoke-${randomUUID()}` });

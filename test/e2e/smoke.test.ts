@@ -11,7 +11,7 @@ import { ALL_JOBS, type AppOnAzurite, describeOnEachBackend, JOB_FIXTURES, type 
  */
 
 const KEY = 'smoke-test-key';
-/** The steps in order: mining's contract, then an inline run of every other job the app serves (here all of them). */
+/** The steps in order: mining's contract, with an inline run of every other job the app serves (here all) before the cap. */
 const STEPS = [
     'connect',
     'tools',
@@ -20,8 +20,8 @@ const STEPS = [
     'keyed start',
     'work cap (MAX_WORK)',
     'past the budget: poll, cancel',
-    'running-workflow cap',
     ...JOB_FIXTURES.filter((fixture) => fixture.tools.start !== 'start_mining').map((fixture) => `${fixture.job}: inline`),
+    'running-workflow cap',
     'unknown id',
     'clean up',
 ];
