@@ -4,6 +4,7 @@ import type { RpcTypedData } from '../worker/coreTypes';
 import type { Invoker } from '../worker/invoke';
 import { sendBodyTooLarge, sendEmpty, sendText } from './hostResponses';
 import { InvocationLog } from './invocationLog';
+import { lookupOnce } from './lookupOnce';
 import { ByteBudget, methodHasBody } from './requestBody';
 import type { RouteValues } from './routeTemplate';
 import { flattenHeaders, flattenQuery } from './rpcHttp';
@@ -56,6 +57,7 @@ export type StreamedRequest = RoutedRequest;
 export class StreamProxy {
     readonly #target: URL;
     readonly #agent = new OneRequestAgent({ keepAlive: true });
+    readonly #lookup = lookupOnce();
 
     constructor(
         httpUri: string,
@@ -86,6 +88,7 @@ export class StreamProxy {
             path: pathAndQuery(req, request.url),
             headers: forwardedHeaders(req, invocationId, request.url),
             agent: this.#agent,
+            lookup: this.#lookup,
         });
         // Headers go out at once, as YARP sends them: the library can pair the request with the invocation
         // before the body (or the lack of one) is known.
