@@ -9,10 +9,14 @@
  * plain node:http with the SDK's Node transport, for bench/throughput.ts: prints `listening <port>`, and exits when
  * its parent goes (stdin closes) or on SIGTERM.
  *
- *   node dist/bench/bareMcpServer.js <completed status JSON file>
+ * With `--behind-proxy` the same process also runs a plain node:http forward proxy in front of it (a keep-alive
+ * agent, headers and body streamed through, as a careful user of node:http writes one) and listens on the proxy: the
+ * cost of one HTTP hop alone, which the app on the local host pays as on Azure (front door, then the library's server).
+ *
+ *   node dist/bench/bareMcpServer.js <completed status JSON file> [--behind-proxy]
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -79,9 +83,25 @@ if (require.main === module) {
             })();
         });
     });
+    const portOf = (server: Server) => {
+        const address = server.address();
+        return typeof address === 'object' && address !== null ? address.port : 0;
+    };
     http.listen(0, '127.0.0.1', () => {
-        const address = http.address();
-        process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
+        if (!process.argv.includes('--behind-proxy')) {
+            process.stdout.write(`listening ${portOf(http)}\n`);
+            return;
+        }
+        const agent = new Agent({ keepAlive: true });
+        const proxy = createServer((req, res) => {
+            const forwarded = httpRequest({ host: '127.0.0.1', port: portOf(http), method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+                res.writeHead(answer.statusCode ?? 502, answer.headers);
+                answer.pipe(res);
+            });
+            forwarded.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+            req.pipe(forwarded);
+        });
+        proxy.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${portOf(proxy)}\n`));
     });
     process.stdin.resume();
     process.stdin.on('end', () => process.exit(0));

@@ -6,7 +6,8 @@
  * - In process: the app's endpoint (src/mcp/endpoint.ts) given each call as the Functions library hands it over (an
  *   HttpRequest), over a durable client in memory, against the bare server's handler given a web Request. No network.
  * - Through the local host: the app on the local host (in-memory store) against the bare server on node:http, one
- *   process each, driven by the same client with a few calls in flight, taking turns in rounds. Beside them, the
+ *   process each, driven by the same client with a few calls in flight, taking turns in rounds; and the bare server
+ *   behind a plain forward proxy in its process, the cost of the one HTTP hop the app's path adds. Beside them, the
  *   app's own Durable status read (its ManagementApiClient against the host's management API, one at a time) as a
  *   share of a completed get's time, one at a time.
  *
@@ -47,11 +48,12 @@ const CALLS: readonly Call[] = [
     { id: 'startInline', method: 'tools/call', params: () => ({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } }) },
 ];
 
-/** Calls per second of one call, each alternating round's, the app's and the bare server's. */
+/** Calls per second of one call, each round's, the app's and the bare server's (through the host also behind a forward proxy). */
 export interface CallRates {
     call: CallId;
     app: number[];
     bare: number[];
+    proxied?: number[];
 }
 
 export interface ThroughputFigures {
@@ -81,21 +83,20 @@ async function rate(call: () => Promise<void>, seconds: number, inFlight: number
     return calls / ((performance.now() - started) / 1000);
 }
 
-/** The rates of `app` and `bare` in alternating rounds, after a warm-up of each. */
-async function sideBySide(app: () => Promise<void>, bare: () => Promise<void>, opts: BenchOptions, inFlight: number): Promise<{ app: number[]; bare: number[] }> {
+/** The rates of each contestant in rounds, after a warm-up of each; the order rotates every round. */
+async function sideBySide(contestants: readonly (() => Promise<void>)[], opts: BenchOptions, inFlight: number): Promise<number[][]> {
     const rounds = opts.smoke ? 1 : opts.quick ? 2 : 4;
     const seconds = opts.smoke ? 0.3 : opts.quick ? 1 : 2;
-    await rate(app, seconds, inFlight);
-    await rate(bare, seconds, inFlight);
-    const a: number[] = [];
-    const b: number[] = [];
+    for (const call of contestants) await rate(call, seconds, inFlight);
+    const rates = contestants.map((): number[] => []);
     for (let round = 0; round < rounds; round++) {
-        // Alternate which goes first, so that neither always follows the other's garbage.
-        const pair = [async () => a.push(await rate(app, seconds, inFlight)), async () => b.push(await rate(bare, seconds, inFlight))];
-        if (round % 2 === 1) pair.reverse();
-        for (const step of pair) await step();
+        // Rotate who goes first, so that none always follows another's garbage.
+        for (let i = 0; i < contestants.length; i++) {
+            const at = (round + i) % contestants.length;
+            rates[at]?.push(await rate(contestants[at] as () => Promise<void>, seconds, inFlight));
+        }
     }
-    return { app: a, bare: b };
+    return rates;
 }
 
 /** A durable client in memory: one completed workflow, and every start completed at once with the same result. */
@@ -145,16 +146,17 @@ async function inProcess(opts: BenchOptions, completed: JobStatus & { workflow_i
             const response = await bare(new Request('http://localhost:7071/mcp', { method: 'POST', headers: HEADERS, body: body() }));
             assertAnswered(await response.text());
         };
-        rows.push({ call: call.id, ...(await sideBySide(app, reference, opts, 1)) });
+        const [a = [], b = []] = await sideBySide([app, reference], opts, 1);
+        rows.push({ call: call.id, app: a, bare: b });
     }
     return rows;
 }
 
-async function startBare(status: unknown): Promise<{ url: string; stop(): Promise<void> }> {
+async function startBare(status: unknown, behindProxy: boolean): Promise<{ url: string; stop(): Promise<void> }> {
     const dir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
     const file = join(dir, 'status.json');
     writeFileSync(file, JSON.stringify(status));
-    const child = spawn(process.execPath, [join(__dirname, 'bareMcpServer.js'), file], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(__dirname, 'bareMcpServer.js'), file, ...(behindProxy ? ['--behind-proxy'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const deadline = Date.now() + 15_000;
@@ -194,13 +196,16 @@ export async function measureThroughput(opts: BenchOptions): Promise<ThroughputF
         const client = hostDurableClient(spawned.url);
         const durable = await client.getStatus(done.workflow_id, { showInput: true });
         inProcessRates = await inProcess(opts, done, durable);
-        const reference = await startBare(done);
+        const reference = await startBare(done, false);
+        const proxiedReference = await startBare(done, true);
         const bareMcp = new McpHttp(reference.url);
+        const proxiedMcp = new McpHttp(proxiedReference.url);
         try {
             for (const call of CALLS) {
                 const params = call.params(done.workflow_id);
                 const answered = (m: McpHttp) => async () => assertAnswered(await m.request(call.method, params));
-                throughHost.push({ call: call.id, ...(await sideBySide(answered(mcp), answered(bareMcp), opts, IN_FLIGHT)) });
+                const [app = [], bare = [], proxied = []] = await sideBySide([answered(mcp), answered(bareMcp), answered(proxiedMcp)], opts, IN_FLIGHT);
+                throughHost.push({ call: call.id, app, bare, proxied });
             }
             const count = opts.smoke ? 20 : 300;
             const getCompleted = (CALLS.find((c) => c.id === 'getCompleted') as Call).params(done.workflow_id);
@@ -210,7 +215,9 @@ export async function measureThroughput(opts: BenchOptions): Promise<ThroughputF
             };
         } finally {
             bareMcp.close();
+            proxiedMcp.close();
             await reference.stop();
+            await proxiedReference.stop();
         }
     });
     return { inFlight: IN_FLIGHT, loadBefore, loadAfter: load1(), inProcess: inProcessRates, throughHost, share };
