@@ -125,8 +125,10 @@ async function runTests(/** @type {string[]} */ args) {
     });
     const [code, signal] = await once(child, 'close');
     if (partial !== '') take(partial);
-    const skipped = readSkips();
+    const reported = readSkips();
+    const skipped = reported.filter((s) => s.kind !== 'todo');
     process.stdout.write(skipSummary(skipped));
+    process.stdout.write(todoSummary(reported.filter((s) => s.kind === 'todo')));
     const suites = skipped.filter((s) => s.kind === 'suite').length;
     // Node counts skipped tests only; the suites skipped as a whole get a line of their own in the block.
     for (const line of held) {
@@ -137,7 +139,7 @@ async function runTests(/** @type {string[]} */ args) {
     return code ?? 1;
 }
 
-/** @typedef {{ kind: 'suite' | 'test', name: string, file: string, reason: string }} Skip */
+/** @typedef {{ kind: 'suite' | 'test' | 'todo', name: string, file: string, reason: string, failed?: boolean }} Skip */
 
 /** @returns {Skip[]} */
 function readSkips() {
@@ -153,6 +155,16 @@ function readSkips() {
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => /** @type {Skip} */ (JSON.parse(line)));
+}
+
+/** The known defects (todo tests), each with whether it failed this run. */
+function todoSummary(/** @type {Skip[]} */ todos) {
+    if (todos.length === 0) return '';
+    const lines = ['', `Known defects (todo tests, not counted as failures): ${todos.length}:`];
+    for (const todo of todos) {
+        lines.push(`- ${todo.failed ? 'FAILED' : 'passed'} this run: ${todo.file === '' ? '' : `${relative(root, todo.file)}: `}${todo.name} (${todo.reason})`);
+    }
+    return lines.join('\n') + '\n';
 }
 
 /** "N suites and M tests skipped", then each reason with what it skipped. */
