@@ -192,5 +192,29 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, 'the first call\'s workflow, as it ran');
         assert.equal(backend.count('startNew'), 1);
     });
-});
 
+    // The known defect of issue 29 (docs/contract.md, "Known defect: a keyed start can replace an ended workflow"),
+    // reproduced deterministically: a todo until the fix, so that the fix has its test waiting.
+    it(
+        'a call whose two reads both missed the key\'s workflow, which started and ended before this call\'s start landed, is KEY_REUSED',
+        { todo: 'issue 29: a racing start may replace the key\'s workflow once it has ended' },
+        async () => {
+            const backend = new MemoryBackend();
+            const client = await connect(backend);
+            const id = keyedWorkflowId(SHARED_TENANT, KEY);
+            const startNew = backend.startNew.bind(backend);
+            // Between this call's last read and its start, another call with other arguments starts the key's
+            // workflow, is handed its id, and the run ends.
+            backend.startNew = async (name, options) => {
+                backend.startNew = startNew;
+                await startNew(name, { ...options, input: { ...(options.input as object), difficulty: 4, blocks: 1 } });
+                backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
+                return startNew(name, options);
+            };
+            const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
+            assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
+            const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
+            assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, "the other call's workflow, as it ran");
+        }
+    );
+});
