@@ -65,7 +65,6 @@ export interface SpawnedHost {
     restart(overrides?: Partial<SpawnHostOptions>): Promise<SpawnedHost>;
 }
 
-const CLI = cliPath;
 // The banner names the host as a user types it (localhost) and, when that differs, the address it listens on,
 // which the tests use. Matched up to "Ctrl-C", so a line cut between two reads is not taken half-way.
 const READY = /Host ready on (http:\/\/\S+) \((?:listening on (http:\/\/[^;\s)]+); )?Ctrl-C/;
@@ -85,7 +84,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 export async function spawnHost(options: SpawnHostOptions): Promise<SpawnedHost> {
-    const args = [CLI, '--app', options.app, '--port', String(options.port ?? 0), '--storage', options.storage ?? 'memory'];
+    const args = [cliPath, '--app', options.app, '--port', String(options.port ?? 0), '--storage', options.storage ?? 'memory'];
     if (!options.azurite) args.push('--no-azurite');
     if (options.functionKey !== undefined) args.push('--function-key', options.functionKey);
     if (options.durable !== undefined) args.push('--durable', options.durable);

@@ -20,18 +20,15 @@ function appOverBare(rows: readonly CallRates[], call: CallId): number | undefin
 
 /** The "Tool-call throughput" section. */
 export function renderThroughput(f: ThroughputFigures): string {
-    const table = (rows: readonly CallRates[]) =>
+    /** One row a call; through the host also the bare server behind one hop. */
+    const table = (rows: readonly CallRates[], withHop: boolean) =>
         rows.map((r) => {
             const r2 = ratio(mean(r.app), mean(r.bare));
-            return `| ${CALL_LABEL[r.call]} | ${fmt(mean(r.app), 0)} | ${fmt(mean(r.bare), 0)} | ${bold(times(r2), r2)} |`;
+            const hop = withHop ? ` ${fmt(mean(r.proxied ?? []), 0)} | ${times(ratio(mean(r.proxied ?? []), mean(r.bare)))} |` : '';
+            return `| ${CALL_LABEL[r.call]} | ${fmt(mean(r.app), 0)} | ${fmt(mean(r.bare), 0)} | ${bold(times(r2), r2)} |${hop}`;
         });
-    const hostTable = (rows: readonly CallRates[]) =>
-        rows.map((r) => {
-            const r2 = ratio(mean(r.app), mean(r.bare));
-            const hop = ratio(mean(r.proxied ?? []), mean(r.bare));
-            return `| ${CALL_LABEL[r.call]} | ${fmt(mean(r.app), 0)} | ${fmt(mean(r.bare), 0)} | ${bold(times(r2), r2)} | ${fmt(mean(r.proxied ?? []), 0)} | ${times(hop)} |`;
-        });
-    const hopNotFound = ratio(mean(f.throughHost.find((r) => r.call === 'getNotFound')?.proxied ?? []), mean(f.throughHost.find((r) => r.call === 'getNotFound')?.bare ?? []));
+    const hostNotFoundRow = f.throughHost.find((r) => r.call === 'getNotFound');
+    const hopNotFound = ratio(mean(hostNotFoundRow?.proxied ?? []), mean(hostNotFoundRow?.bare ?? []));
     const list = appOverBare(f.inProcess, 'toolsList');
     const notFound = appOverBare(f.inProcess, 'getNotFound');
     const hostNotFound = appOverBare(f.throughHost, 'getNotFound');
@@ -51,7 +48,7 @@ export function renderThroughput(f: ThroughputFigures): string {
         '',
         '| call | app calls/s | bare calls/s | app / bare |',
         '|---|---:|---:|---:|',
-        ...table(f.inProcess),
+        ...table(f.inProcess, false),
         '',
         `**Through the local host** (in-memory store), ${f.inFlight} calls in flight over keep-alive connections, against the ` +
             "bare server on `node:http` (its own process), the same client for both. A call to the app crosses the host's front " +
@@ -62,7 +59,7 @@ export function renderThroughput(f: ThroughputFigures): string {
         '',
         '| call | app calls/s | bare calls/s | app / bare | bare behind one hop, calls/s | bare behind one hop / bare |',
         '|---|---:|---:|---:|---:|---:|',
-        ...hostTable(f.throughHost),
+        ...table(f.throughHost, true),
         '',
         f.share === undefined
             ? "A completed get's Durable status read as a share of the get: not measured in this run."

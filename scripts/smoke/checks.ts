@@ -48,6 +48,18 @@ function chainProblem(result: unknown, difficulty: number, blocks: number): stri
     return problems.length === 0 ? undefined : problems.join('; ');
 }
 
+/** A start's answer, or, while it says running, its workflow polled with `getTool` each second up to FIRST_RUN_POLL_MS. */
+async function pollToEnd(session: McpSession, getTool: string, answer: ToolAnswer, figures: Record<string, number>): Promise<ToolAnswer> {
+    let status = answer;
+    const deadline = Date.now() + FIRST_RUN_POLL_MS;
+    while (!status.isError && status.data['status'] === 'running' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 1000));
+        status = await session.call(getTool, { workflow_id: String(answer.data['workflow_id']) });
+        figures[getTool] = status.ms;
+    }
+    return status;
+}
+
 /** The shared tenant's tag, which leads every workflow id of a caller the app cannot tell apart (src/workflow/tenant.ts). */
 const SHARED_TENANT_PREFIX = 'shared-';
 
@@ -101,13 +113,7 @@ export async function runChecks(session: McpSession, log: (line: string) => void
         expect(cap === undefined, `the first start was refused by ${String(cap)}, so the count ran: this caller already has workflows running; cancel them and run the check again (${answer.text})`);
         expect(!answer.isError, `the first start was refused: ${answer.text} (before any workflow of this check runs, that means the running-workflow count failed on this backend; see the app's logs)`);
         // A cold app may answer the first start after its wait budget; then it is polled to the end.
-        let status = answer;
-        const deadline = Date.now() + FIRST_RUN_POLL_MS;
-        while (!status.isError && status.data['status'] === 'running' && Date.now() < deadline) {
-            await new Promise((r) => setTimeout(r, 1000));
-            status = await session.call('get_mining_result', { workflow_id: String(answer.data['workflow_id']) });
-            figures['get_mining_result'] = status.ms;
-        }
+        const status = await pollToEnd(session, 'get_mining_result', answer, figures);
         expect(status.data['status'] === 'completed', `the first start answered ${describe(status)}`);
         const problem = chainProblem(status.data['result'], 1, 1);
         expect(problem === undefined, `the chain does not hold: ${String(problem)}`);
@@ -188,13 +194,7 @@ export async function runChecks(session: McpSession, log: (line: string) => void
         await step(`${fixture.job}: inline`, async (figures) => {
             const answer = await session.call(fixture.tools.start, fixture.inline);
             figures[fixture.tools.start] = answer.ms;
-            let status = answer;
-            const deadline = Date.now() + FIRST_RUN_POLL_MS;
-            while (!status.isError && status.data['status'] === 'running' && Date.now() < deadline) {
-                await new Promise((r) => setTimeout(r, 1000));
-                status = await session.call(fixture.tools.get, { workflow_id: String(answer.data['workflow_id']) });
-                figures[fixture.tools.get] = status.ms;
-            }
+            const status = await pollToEnd(session, fixture.tools.get, answer, figures);
             expect(status.data['status'] === 'completed', `${fixture.tools.start} ${JSON.stringify(fixture.inline)} answered ${describe(status)}`);
             try {
                 fixture.check(status.data['result'], fixture.inline);
