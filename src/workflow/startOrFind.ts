@@ -3,15 +3,17 @@ import { budgetedWait, systemClock } from './budgetedWait';
 import { runsOrchestrator, timeMs, type DurableStatusLike } from './durableStatus';
 import { isNotFoundError } from './durableHttpError';
 import { keyedWorkflowId, newWorkflowId } from './ids';
+import { claimKey, isClaimInForce, newClaimHolder, releaseClaim } from './keyClaim';
 import type { StartRefusal } from './startRefusal';
 import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, CountError, countActive, countRecentStarts, isWithdrawn, listActive, ranksBefore } from './workCaps';
 import type { WorkflowDeps } from './workflowDeps';
 
 /**
- * One start, read top to bottom: find the key's workflow (a keyed call) → admit (the caps, counted in
- * durable state before anything starts) → find it again (a keyed call) → start → look (rank the new workflow
- * among the running ones, three times) → keep it, or withdraw it and refuse. Why racing starts stay within the caps, and why a
- * keyed start reads its workflow back: docs/security.md, "Work caps per caller".
+ * One start, read top to bottom. Without a key: admit (the caps, counted in durable state before anything
+ * starts) → start → look (rank the new workflow among the running ones, three times) → keep it, or withdraw
+ * it and refuse. With a key: find the key's workflow → claim the key (one call per key starts) → find again,
+ * admit, start, read back → look as above. Why racing starts stay within the caps: docs/security.md, "Work caps
+ * per caller"; why a keyed start claims its key: src/workflow/keyClaim.ts.
  */
 
 /**
@@ -50,70 +52,100 @@ export interface StartRequest {
 
 type StartOutcome = Started | { refusal: StartRefusal };
 
+/**
+ * A keyed call finds and claims this many times at most: again after a claim that ended without a workflow (its
+ * holder was refused), or that ended while this call claimed (its holder was done: the workflow is there).
+ */
+const KEYED_ROUNDS = 5;
+
+/** How long a keyed call that another call's claim holds off waits for that call's workflow to appear. */
+const HOLDER_WAIT_MS = 20_000;
+
 export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, idempotencyKey: string | undefined): Promise<StartOutcome> {
-    const { log, tenant } = deps;
-    const keyed = idempotencyKey !== undefined;
-    const workflowId = keyed ? keyedWorkflowId(tenant, idempotencyKey) : newWorkflowId(tenant);
+    return idempotencyKey === undefined
+        ? startUnkeyed(deps, request, newWorkflowId(deps.tenant))
+        : startKeyed(deps, read, request, keyedWorkflowId(deps.tenant, idempotencyKey));
+}
 
-    // 1. Find: the key names one workflow id; a retry reads it and compares the arguments it was started with.
-    if (keyed) {
-        let found: DurableStatusLike | undefined;
-        try {
-            found = await read(workflowId);
-        } catch (error) {
-            log.error(`start: status read for ${workflowId} failed`, error);
-            return { refusal: { kind: 'unavailable' } };
+/** Admit, start, then look and keep or withdraw. */
+async function startUnkeyed(deps: WorkflowDeps, request: StartRequest, workflowId: string): Promise<StartOutcome> {
+    const refused = await admit(deps, undefined);
+    if (refused !== undefined) return { refusal: refused };
+    try {
+        await withTimeout(deps.client.startNew(request.orchestrator, { instanceId: workflowId, input: request.input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
+    } catch (error) {
+        deps.log.error(`start: could not start ${request.orchestrator} ${workflowId}`, error);
+        // A start that timed out may still be applied: it must not run unseen and uncounted.
+        await withdrawIfStarted(deps, workflowId);
+        return { refusal: { kind: 'start_failed' } };
+    }
+    return { workflowId, confirmation: lookThenKeep(deps, workflowId) };
+}
+
+/**
+ * A keyed start. The key names one workflow id: a retry finds the workflow there and compares the arguments it
+ * was started with. Only the call that holds the key's claim (keyClaim.ts) starts it; a call held off by another
+ * call's claim waits for that call's workflow and compares, or claims again if the claim ended without one.
+ */
+async function startKeyed(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, workflowId: string): Promise<StartOutcome> {
+    const holder = newClaimHolder();
+    for (let round = 1; round <= KEYED_ROUNDS; round++) {
+        const found = await findKept(deps, read, workflowId);
+        if (found === 'failed') return { refusal: { kind: 'unavailable' } };
+        if (found !== undefined) return handOutFound(deps, found, request, workflowId);
+
+        const claim = await claimKey(deps, workflowId, holder);
+        if (claim === 'unavailable') return { refusal: { kind: 'unavailable' } };
+        if (claim === 'won') return startAsHolder(deps, read, request, workflowId);
+        if (claim === 'ended') continue;
+
+        const waited = await awaitHolder(deps, read, workflowId);
+        if (waited === 'timed_out') {
+            deps.log.error(`start: the claim on ${workflowId} held this call off for ${HOLDER_WAIT_MS} ms and its workflow did not appear`);
+            return { refusal: { kind: 'unconfirmed' } };
         }
-        // A workflow the cap withdrew was never handed out: the key starts it again (a start on an ended id replaces it).
-        if (found !== undefined && !isWithdrawn(found)) return handOutFound(deps, found, request, workflowId);
+        if (waited !== 'claim_ended') return handOutFound(deps, waited, request, workflowId);
     }
+    deps.log.error(`start: the claim on ${workflowId} ended ${KEYED_ROUNDS} times without a workflow`);
+    return { refusal: { kind: 'unconfirmed' } };
+}
 
-    // 2. Admit: the caps, before anything starts. A keyed call's own workflow (started by a racing call with its key) is not counted against it.
-    const refused = await admit(deps, keyed ? workflowId : undefined);
-    if (refused !== undefined) {
-        if (!keyed) return { refusal: refused };
-        // A racing call with the same key may have started it meanwhile: then that workflow is the answer.
-        const found = await read(workflowId).catch(() => undefined);
-        return found !== undefined && !isWithdrawn(found) ? handOutFound(deps, found, request, workflowId) : { refusal: refused };
+/**
+ * The key's workflow, read: undefined when there is none or the cap withdrew it (it was never handed out, and
+ * the key starts it again: a start on an ended id replaces it); 'failed' when the read failed.
+ */
+async function findKept(deps: WorkflowDeps, read: ReadWorkflow, workflowId: string): Promise<DurableStatusLike | undefined | 'failed'> {
+    try {
+        const found = await read(workflowId);
+        return found !== undefined && !isWithdrawn(found) ? found : undefined;
+    } catch (error) {
+        deps.log.error(`start: status read for ${workflowId} failed`, error);
+        return 'failed';
     }
+}
 
-    // 2b. A keyed call reads its key's workflow once more, right before its start: both Durable backends let a start
-    // replace an ended instance, so a racing call with the key whose workflow started and ended while this one was
-    // being admitted would otherwise be replaced by this start, and its id handed out twice (test/unit/keyedStart.test.ts).
-    if (keyed) {
-        let again: DurableStatusLike | undefined;
-        try {
-            again = await read(workflowId);
-        } catch (error) {
-            log.error(`start: status read for ${workflowId} failed`, error);
-            return { refusal: { kind: 'unavailable' } };
-        }
-        if (again !== undefined && !isWithdrawn(again)) return handOutFound(deps, again, request, workflowId);
-    }
+/** The holder's own start: find again, admit, start, read back. The claim is released once the outcome is certain. */
+async function startAsHolder(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, workflowId: string): Promise<StartOutcome> {
+    const release = <T>(outcome: T): Promise<T> => releaseClaim(deps, workflowId).then(() => outcome);
+    // The claim's previous holder may have started the workflow since this call's find.
+    const again = await findKept(deps, read, workflowId);
+    if (again === 'failed') return release({ refusal: { kind: 'unavailable' } });
+    if (again !== undefined) return release(handOutFound(deps, again, request, workflowId));
 
-    // 3. Start.
+    // A keyed call's own workflow (a withdrawn one being started again) is not counted against it.
+    const refused = await admit(deps, workflowId);
+    if (refused !== undefined) return release({ refusal: refused });
+
     let startError: unknown;
     try {
         await withTimeout(deps.client.startNew(request.orchestrator, { instanceId: workflowId, input: request.input }), BACKEND_CALL_TIMEOUT_MS, 'The start request');
     } catch (error) {
         startError = error;
     }
-    if (!keyed) {
-        if (startError !== undefined) {
-            log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
-            // A start that timed out may still be applied: it must not run unseen and uncounted.
-            await withdrawIfStarted(deps, workflowId);
-            return { refusal: { kind: 'start_failed' } };
-        }
-        // 4. Look, then keep or withdraw.
-        return { workflowId, confirmation: lookThenKeep(deps, workflowId) };
-    }
-
-    // 3b. A keyed start cannot tell from the answer whether it won (racing starts on a new id may all be
-    // accepted, only the first one's input kept; a start on a running id answers 409): it reads the workflow back.
+    // Read back: a start on a new id can be accepted and yet not be the one kept, so only the stored input tells.
     const readOnce = () =>
         read(workflowId).catch((error: unknown) => {
-            log.warn(`start: status read for ${workflowId} failed`, error);
+            deps.log.warn(`start: status read for ${workflowId} failed`, error);
             return undefined;
         });
     // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
@@ -122,15 +154,27 @@ export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, reques
             ? (await budgetedWait<DurableStatusLike>({ read: readOnce, isFinal: () => true, budgetMs: KEYED_START_CHECK_MS, clock: deps.clock })).last
             : await readOnce();
     if (stored !== undefined) {
-        if (!sameArguments(stored, request)) return { refusal: { kind: 'key_reused' } };
-        return { workflowId, confirmation: lookThenKeep(deps, workflowId) };
+        if (!sameArguments(stored, request)) return release({ refusal: { kind: 'key_reused' } });
+        return release({ workflowId, confirmation: lookThenKeep(deps, workflowId) });
     }
+    // Not read back: the start may still land, so the claim is kept (it expires) rather than let another call start over it.
     if (startError !== undefined) {
-        log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
+        deps.log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
         return { refusal: { kind: 'start_failed' } };
     }
-    log.error(`start: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
+    deps.log.error(`start: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
     return { refusal: { kind: 'unconfirmed' } };
+}
+
+/** Waits, within HOLDER_WAIT_MS, for the key's workflow (started by the claim's holder) or for the claim to end without one. */
+async function awaitHolder(deps: WorkflowDeps, read: ReadWorkflow, workflowId: string): Promise<DurableStatusLike | 'claim_ended' | 'timed_out'> {
+    const look = async (): Promise<DurableStatusLike | 'claim_ended' | undefined> => {
+        const found = await findKept(deps, read, workflowId);
+        if (found !== undefined && found !== 'failed') return found;
+        return (await isClaimInForce(deps, workflowId)) ? undefined : 'claim_ended';
+    };
+    const { last, final } = await budgetedWait({ read: look, isFinal: () => true, budgetMs: HOLDER_WAIT_MS, clock: deps.clock });
+    return final && last !== undefined ? last : 'timed_out';
 }
 
 /** True when the workflow's stored input has the same values as `request.input` in every `matchOn` field. */

@@ -2,6 +2,7 @@ import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { timeMs, type DurableStatusLike } from './durableStatus';
 import { DurableHttpError } from './durableHttpError';
 import { isExpired, TTL_EXPIRED_REASON } from './expiry';
+import { isKeyClaimId } from './keyClaim';
 import type { InstanceQuery } from './workflowClient';
 import type { WorkflowDeps } from './workflowDeps';
 
@@ -79,7 +80,8 @@ async function listWorkflows(
             for (const instance of answer.instances) {
                 const id = instance.instanceId;
                 // The backend filters; this holds the count to what was asked, whatever it answers.
-                if (id === undefined || !id.startsWith(query.instanceIdPrefix) || id === exclude) continue;
+                // A key's claim (keyClaim.ts) is bookkeeping, not work: no cap counts it.
+                if (id === undefined || !id.startsWith(query.instanceIdPrefix) || id === exclude || isKeyClaimId(id)) continue;
                 if (isExpired(instance, nowMs)) {
                     if (isActive(instance) || instance.runtimeStatus === 'Suspended') void endExpired(deps, id);
                     continue;

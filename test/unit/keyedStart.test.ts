@@ -5,16 +5,18 @@ import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotoc
 import { parseConfig, type Config } from '../../src/config';
 import { KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
+import { isKeyClaimId, KEY_CLAIM, keyClaimId } from '../../src/workflow/keyClaim';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { notFoundOnRead, RESULT, startOnRunningId } from './helpers/fakes';
+import { notFoundOnRead, RESULT, startOnRunningId, workflowStarts } from './helpers/fakes';
 import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
 /**
  * start_mining with an idempotency_key against a backend that starts as the real Durable extension's
  * Azure Storage provider does (helpers/memoryBackend.ts): concurrent starts on one new id all succeed and
- * only the first one's input is kept; a start on a running id answers 409. Whatever the backend answers,
- * a call must never be handed a workflow that runs other arguments.
+ * only the first one's input is kept; a start on a running id answers 409; a start on an ended id replaces
+ * it. Whatever the backend answers, a call must never be handed a workflow that runs other arguments: a keyed
+ * call claims its key first (src/workflow/keyClaim.ts), and only the claim's holder starts the workflow.
  */
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12', WAIT_BUDGET_SECONDS: '2' });
@@ -27,17 +29,43 @@ after(async () => {
 
 const connect = (backend: MemoryBackend) => clientOnBackend(backend, CONFIG, clients);
 
-/** Holds every start until `count` of them have arrived, then lets them all go at once: a true race. */
-function raceStarts(backend: MemoryBackend, count: number): void {
+/** Holds every start of `orchestrator` until `count` of them have arrived, then lets them all go at once: a true race. */
+function raceStarts(backend: MemoryBackend, count: number, orchestrator: string): void {
     const startNew = backend.startNew.bind(backend);
     const waiting: Array<() => void> = [];
     backend.startNew = async (name, options) => {
-        await new Promise<void>((resolve) => {
-            waiting.push(resolve);
-            if (waiting.length === count) for (const go of waiting.splice(0)) go();
-        });
+        if (name === orchestrator) {
+            await new Promise<void>((resolve) => {
+                waiting.push(resolve);
+                if (waiting.length === count) for (const go of waiting.splice(0)) go();
+            });
+        }
         return startNew(name, options);
     };
+}
+
+/** Changes the backend's starts of the workflow itself (MineChain), leaving the claims' starts as they are. */
+function onWorkflowStart(backend: MemoryBackend, start: (name: string, options: { instanceId: string; input: unknown }, startNew: MemoryBackend['startNew']) => Promise<string>): void {
+    const startNew = backend.startNew.bind(backend);
+    backend.startNew = async (name, options) => (name === KEY_CLAIM ? startNew(name, options) : start(name, options, startNew));
+}
+
+/** The workflows the backend holds, its keys' claims left out. */
+function workflows(backend: MemoryBackend): string[] {
+    return [...backend.instances.keys()].filter((id) => !isKeyClaimId(id));
+}
+
+/** Resolves once `condition` holds, checked between the other calls' steps. */
+async function until(condition: () => boolean): Promise<void> {
+    for (let turns = 0; !condition(); turns++) {
+        if (turns > 10_000) throw new Error('the interleaving never came');
+        await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+}
+
+/** The status reads of one id. */
+function readsOf(backend: MemoryBackend, id: string): number {
+    return backend.calls.filter((c) => c.method === 'getStatus' && c.args[0] === id).length;
 }
 
 type Outcome = { workflowId: string } | { error: string };
@@ -73,7 +101,7 @@ function assertOneWinner(
     loserMessage: RegExp | string = KEY_REUSED
 ) {
     const id = keyedWorkflowId(SHARED_TENANT, KEY);
-    assert.equal(backend.instances.size, 1, 'one workflow');
+    assert.deepEqual(workflows(backend), [id], 'one workflow');
     const stored = backend.instances.get(id)?.input as { difficulty: number; blocks: number };
     const winners = calls.filter((c) => 'workflowId' in c.outcome);
     const losers = calls.filter((c) => 'error' in c.outcome);
@@ -94,13 +122,14 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
     ] as const) {
         it(`two ${kind} with one key and other arguments: one gets the workflow, the other KEY_REUSED`, async () => {
             const backend = new MemoryBackend();
-            raceStarts(backend, 2);
+            raceStarts(backend, 2, KEY_CLAIM);
             const client = await connect(backend);
             const a = { difficulty: 5, blocks: 2 };
             const b = { difficulty: 6, blocks: 3 };
             const [outcomeA, outcomeB] = await Promise.all([start(client, a), start(client, b)]);
-            // Both starts were accepted by the backend: nothing but the read-back told the loser.
-            assert.equal(backend.count('startNew'), 2);
+            // Both claims were accepted by the backend (nothing but the read-back told the loser), and one workflow started.
+            assert.equal(backend.calls.filter((c) => c.method === 'startNew' && c.args[0] === KEY_CLAIM).length, 2);
+            assert.equal(workflowStarts(backend), 1);
             assertOneWinner(backend, [
                 { args: a, outcome: outcomeA },
                 { args: b, outcome: outcomeB },
@@ -110,60 +139,61 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
 
     it('two calls with one key and the same arguments both get the one workflow', async () => {
         const backend = new MemoryBackend();
-        raceStarts(backend, 2);
+        raceStarts(backend, 2, KEY_CLAIM);
         const client = await connect(backend);
         const args = { difficulty: 5, blocks: 2 };
         const outcomes = await Promise.all([plainStart(client, args), plainStart(client, args)]);
         const id = keyedWorkflowId(SHARED_TENANT, KEY);
         assert.deepEqual(outcomes, [{ workflowId: id }, { workflowId: id }]);
-        assert.equal(backend.instances.size, 1);
+        assert.deepEqual(workflows(backend), [id]);
+        assert.equal(workflowStarts(backend), 1);
     });
 
-    it('a start refused with 409 because another call started the key with other arguments is KEY_REUSED', async () => {
+    it('a start refused with 409 because a late start with other arguments landed first is KEY_REUSED', async () => {
         const backend = new MemoryBackend();
-        const startNew = backend.startNew.bind(backend);
-        // The other call wins between this call's read (nothing there yet) and its start.
-        backend.startNew = async (name, options) => {
+        // A start of the claim's previous holder, sent before this call's claim and landing between this call's read and its start.
+        onWorkflowStart(backend, async (name, options, startNew) => {
             await startNew(name, { ...options, input: { difficulty: 9, blocks: 1 } });
             return startNew(name, options);
-        };
+        });
         const client = await connect(backend);
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
         assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
     });
 
-    it('a start refused with 409 because another call started the key with the same arguments gets the workflow', async () => {
+    it('a start refused with 409 because a late start with the same arguments landed first gets the workflow', async () => {
         const backend = new MemoryBackend();
-        const startNew = backend.startNew.bind(backend);
-        backend.startNew = async (name, options) => {
+        onWorkflowStart(backend, async (name, options, startNew) => {
             await startNew(name, options);
             return startNew(name, options);
-        };
+        });
         const client = await connect(backend);
         assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: keyedWorkflowId(SHARED_TENANT, KEY) });
     });
 
-    it('a start refused for no other call (an outage) is the start error, after the two finds and one read back', async () => {
+    it('a start refused for no other call (an outage) is the start error, after the two finds and one read back; the claim is kept', async () => {
         const backend = new MemoryBackend();
-        backend.startNew = async () => {
+        onWorkflowStart(backend, async () => {
             throw startOnRunningId();
-        };
+        });
         const client = await connect(backend);
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
         assert.ok('error' in outcome, JSON.stringify(outcome));
         assert.match(outcome.error, /did not accept it/);
-        assert.equal(backend.count('getStatus'), 3);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        assert.equal(readsOf(backend, id), 3);
+        // The start may still land: no other call may start over it until the claim expires.
+        assert.equal(backend.instances.get(keyClaimId(id))?.runtimeStatus, 'Running');
     });
 
     it('a start that was accepted but whose workflow cannot be read back hands out no id', async () => {
         const backend = new MemoryBackend();
-        const startNew = backend.startNew.bind(backend);
         // Accepted, then gone (as if purged at once): there is nothing to compare the arguments with.
-        backend.startNew = async (name, options) => {
+        onWorkflowStart(backend, async (name, options, startNew) => {
             const id = await startNew(name, options);
             backend.instances.delete(id);
             return id;
-        };
+        });
         const client = await connect(backend);
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
         assert.ok('error' in outcome, JSON.stringify(outcome));
@@ -190,31 +220,89 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
         const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
         assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, 'the first call\'s workflow, as it ran');
-        assert.equal(backend.count('startNew'), 1);
+        assert.equal(workflowStarts(backend), 1);
     });
 
-    // The known defect of issue 29 (docs/contract.md, "Known defect: a keyed start can replace an ended workflow"),
-    // reproduced deterministically: a todo until the fix, so that the fix has its test waiting.
-    it(
-        'a call whose two reads both missed the key\'s workflow, which started and ended before this call\'s start landed, is KEY_REUSED',
-        { todo: 'issue 29: a racing start may replace the key\'s workflow once it has ended' },
-        async () => {
-            const backend = new MemoryBackend();
-            const client = await connect(backend);
-            const id = keyedWorkflowId(SHARED_TENANT, KEY);
-            const startNew = backend.startNew.bind(backend);
-            // Between this call's last read and its start, another call with other arguments starts the key's
-            // workflow, is handed its id, and the run ends.
-            backend.startNew = async (name, options) => {
-                backend.startNew = startNew;
-                await startNew(name, { ...options, input: { ...(options.input as object), difficulty: 4, blocks: 1 } });
-                backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
-                return startNew(name, options);
-            };
-            const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
-            assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
-            const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
-            assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, "the other call's workflow, as it ran");
-        }
-    );
+    it("a call held between its claim and its start: a racing call with other arguments starts nothing, and gets KEY_REUSED once the holder's workflow is there", async () => {
+        // The race of issue 29: on both backends a start replaces an ended instance, so a call that started the key's
+        // workflow after another call's run had ended would have replaced it. Now only the claim's holder starts.
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        const claimReads = () => readsOf(backend, keyClaimId(id));
+        let holderAtStart = false;
+        onWorkflowStart(backend, async (name, options, startNew) => {
+            holderAtStart = true;
+            // The holder is slow to start: the other call finds nothing, claims, and is held off (its read of the claim).
+            await until(() => claimReads() >= 2);
+            return startNew(name, options);
+        });
+        const holder = plainStart(client, { difficulty: 5, blocks: 2 });
+        await until(() => holderAtStart);
+        const other = await plainStart(client, { difficulty: 4, blocks: 1 });
+        assert.ok('error' in other && other.error.includes(KEY_REUSED), JSON.stringify(other));
+        assert.deepEqual(await holder, { workflowId: id });
+        assert.equal(workflowStarts(backend), 1);
+        const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
+        assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 5, blocks: 2 }, "the holder's workflow, as it runs");
+    });
+
+    it("a call whose find missed the key's workflow, which another call then started and ran to its end, is KEY_REUSED: the ended one is not replaced", async () => {
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        // The late call's find reads nothing, and its answer is held until the other call's run has ended.
+        const getStatus = backend.getStatus.bind(backend);
+        let releaseFind!: () => void;
+        const otherRunEnded = new Promise<void>((resolve) => (releaseFind = resolve));
+        let held = false;
+        backend.getStatus = async (instanceId) => {
+            if (held || instanceId !== id) return getStatus(instanceId);
+            held = true;
+            const answer = await getStatus(instanceId).catch((error: unknown) => error as Error);
+            await otherRunEnded;
+            if (answer instanceof Error) throw answer;
+            return answer;
+        };
+        const late = plainStart(client, { difficulty: 5, blocks: 2 });
+        await until(() => held);
+        assert.deepEqual(await plainStart(client, { difficulty: 4, blocks: 1 }), { workflowId: id });
+        backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
+        releaseFind();
+        const outcome = await late;
+        assert.ok('error' in outcome && outcome.error.includes(KEY_REUSED), JSON.stringify(outcome));
+        const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
+        assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, "the other call's workflow, as it ran");
+        assert.equal(workflowStarts(backend), 1);
+    });
+
+    it("a call held off by a claim whose holder never starts (it died) is told to retry, and starts nothing", async () => {
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        backend.seed(keyClaimId(id), { name: KEY_CLAIM, input: { holder: 'a-call-that-died', workflow_id: id, lifetime_ms: 120_000 } });
+        const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
+        assert.ok('error' in outcome, JSON.stringify(outcome));
+        assert.match(outcome.error, /could not be confirmed/);
+        assert.equal(workflowStarts(backend), 0);
+        // Once the claim has ended (expired), the next call with the key claims it and starts.
+        backend.set(keyClaimId(id), { runtimeStatus: 'Completed', output: 'expired' });
+        assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: id });
+    });
+
+    it('a call held off by a claim whose holder was refused (it released the claim) claims again and starts', async () => {
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        const claimId = keyClaimId(id);
+        backend.seed(claimId, { name: KEY_CLAIM, input: { holder: 'a-refused-call', workflow_id: id, lifetime_ms: 120_000 } });
+        // The holder releases its claim while this call waits for the workflow.
+        const getStatus = backend.getStatus.bind(backend);
+        backend.getStatus = async (instanceId) => {
+            if (instanceId === claimId && readsOf(backend, claimId) === 2) backend.set(claimId, { runtimeStatus: 'Terminated', output: 'released' });
+            return getStatus(instanceId);
+        };
+        assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: id });
+        assert.equal(workflowStarts(backend), 1);
+    });
 });

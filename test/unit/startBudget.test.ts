@@ -26,14 +26,15 @@ after(async () => {
 
 const running: DurableStatusLike = { runtimeStatus: 'Running', input: { difficulty: 12, blocks: 4 }, output: null, customStatus: null };
 
-/** A backend whose start request takes `startMs` and whose first read of each id takes `readMs`, on the fake clock. */
+/** A backend whose start requests take `startMs` and whose first read takes `readMs`, on the fake clock. */
 function slowBackend(clock: FakeClock, startMs: number, readMs = 0) {
-    const started = new Set<string>();
-    const durable = new FakeDurableClient((id) => (started.has(id) ? running : notFoundOnRead(id)));
+    // Each instance reads with its own input: a keyed start reads its key's claim back (src/workflow/keyClaim.ts).
+    const started = new Map<string, unknown>();
+    const durable = new FakeDurableClient((id) => (started.has(id) ? { ...running, input: started.get(id) } : notFoundOnRead(id)));
     const startNew = durable.startNew.bind(durable);
     durable.startNew = async (name, options) => {
         await clock.sleep(startMs);
-        started.add(options.instanceId);
+        if (!started.has(options.instanceId)) started.set(options.instanceId, options.input);
         return startNew(name, options);
     };
     const getStatus = durable.getStatus.bind(durable);

@@ -9,7 +9,7 @@ import { cancelReason, type DurableStatusLike } from '../../src/workflow/durable
 
 const CANCEL_REASON = cancelReason('cancel_mining');
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
-import { committed, FakeClock, MemoryLog, RESULT } from './helpers/fakes';
+import { committed, FakeClock, MemoryLog, RESULT, workflowStarts } from './helpers/fakes';
 import { MemoryBackend } from './helpers/memoryBackend';
 import { connectInMemory } from './helpers/inMemoryClient';
 
@@ -134,10 +134,10 @@ describe('MCP Tasks: a task-augmented start_mining', () => {
         const again = await startTask({ difficulty: 5, blocks: 2, idempotency_key: 'job-1' });
         assert.equal(first.task.taskId, workflowId);
         assert.equal(again.task.taskId, workflowId);
-        assert.equal(backend.count('startNew'), 1);
+        assert.equal(workflowStarts(backend), 1);
         // Other arguments with the same key: refused with the tool's own message, said once, and nothing started.
         await rejectsWith(startTask({ difficulty: 6, blocks: 2, idempotency_key: 'job-1' }), -32602, /^MCP error -32602: This idempotency_key was already used/);
-        assert.equal(backend.count('startNew'), 1);
+        assert.equal(workflowStarts(backend), 1);
     });
 });
 

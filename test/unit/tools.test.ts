@@ -8,7 +8,7 @@ import { isWellFormedWorkflowId } from '../../src/workflow/ids';
 import type { DurableStatusLike } from '../../src/workflow/durableStatus';
 import { principalTenant, SHARED_TENANT, type Tenant } from '../../src/workflow/tenant';
 import { CANCEL_WAIT_MS } from '../../src/workflow/workflowService';
-import { committed, FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId } from './helpers/fakes';
+import { committed, FakeClock, FakeDurableClient, MemoryLog, notFoundOnRead, notFoundOnTerminate, RESULT, serverError, startOnRunningId, workflowStarts } from './helpers/fakes';
 import { connectInMemory } from './helpers/inMemoryClient';
 
 const CONFIG: Config = parseConfig({ TASKHUB_NAME: 'unittests', DEFAULT_DIFFICULTY: '12' });
@@ -227,7 +227,7 @@ describe('start_mining', () => {
         for (const [args, message] of cases) {
             assert.match(errorText(await call('start_mining', args)), message, JSON.stringify(args));
         }
-        assert.equal(durable.count('startNew'), 0);
+        assert.equal(workflowStarts(durable), 0);
     });
 });
 
@@ -255,7 +255,7 @@ describe('start_mining with an idempotency_key', () => {
         assert.equal(retry.workflow_id, first.workflow_id);
         assert.notEqual(other.workflow_id, first.workflow_id);
         assert.ok(isWellFormedWorkflowId(String(first.workflow_id)));
-        assert.equal(durable.count('startNew'), 2);
+        assert.equal(workflowStarts(durable), 2);
     });
 
     it('is a tool error when the key was used with other arguments, and starts nothing', async () => {
@@ -266,7 +266,7 @@ describe('start_mining with an idempotency_key', () => {
             const text = errorText(await call('start_mining', { ...args, idempotency_key: 'job-1' }));
             assert.match(text, /idempotency_key was already used with other arguments/);
         }
-        assert.equal(durable.count('startNew'), 1);
+        assert.equal(workflowStarts(durable), 1);
     });
 
     it('answers with the winner when a concurrent call started the key first', async () => {
@@ -280,7 +280,7 @@ describe('start_mining with an idempotency_key', () => {
         const { call } = await connect(durable);
         const status = statusOf(await call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
         assert.equal(status.status, 'running');
-        assert.equal(durable.count('startNew'), 1);
+        assert.equal(workflowStarts(durable), 1);
     });
 
     it('keeps keys per tenant', async () => {
@@ -290,7 +290,7 @@ describe('start_mining with an idempotency_key', () => {
         const a = statusOf(await alice.call('start_mining', { difficulty: 5, blocks: 2, idempotency_key: 'job-1' }));
         const b = statusOf(await bob.call('start_mining', { difficulty: 6, blocks: 2, idempotency_key: 'job-1' }));
         assert.notEqual(a.workflow_id, b.workflow_id);
-        assert.equal(durable.count('startNew'), 2);
+        assert.equal(workflowStarts(durable), 2);
     });
 });
 

@@ -11,7 +11,7 @@ import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowCli
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
-import { FakeClock, MemoryLog, notFoundOnRead, serverError } from './helpers/fakes';
+import { FakeClock, MemoryLog, notFoundOnRead, serverError, workflowStarts } from './helpers/fakes';
 import { until } from '@mcp-mining/testkit';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -72,7 +72,7 @@ describe('MAX_WORK: the expected attempts of one call', () => {
         assert.equal(result.isError, true);
         assert.match(text(result), /MAX_WORK/);
         await assert.rejects(startTask({ difficulty: 19, blocks: 4 }));
-        assert.equal(backend.count('startNew'), 0);
+        assert.equal(workflowStarts(backend), 0);
     });
 });
 
@@ -88,7 +88,7 @@ describe('MAX_WORK at its bound, through the tool', () => {
         const refused = await under.call({ difficulty: 10, blocks: 3 });
         assert.equal(refused.isError, true);
         assert.match(text(refused), /3072 expected attempts .*MAX_WORK = 3071/);
-        assert.equal(backend.count('startNew'), 0);
+        assert.equal(workflowStarts(backend), 0);
     });
 });
 
@@ -103,7 +103,7 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
         assert.match(text(refused), /You already have 3 mining workflows running, and at most 3 may run at once \(MAX_ACTIVE_WORKFLOWS = 3\)/);
         assert.match(text(refused), /cancel_mining/);
         await assert.rejects(alice.startTask({ difficulty: 4, blocks: 1 }));
-        assert.equal(backend.count('startNew'), 3);
+        assert.equal(workflowStarts(backend), 3);
         assert.notEqual((await bob.call({ difficulty: 4, blocks: 1 })).isError, true);
         assert.equal(running(backend, BOB).length, 1);
         // One ends: there is room again.
@@ -158,7 +158,7 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
         };
         const a = await connect(failing, ALICE);
         assert.equal(text(await a.call({ difficulty: 4, blocks: 1 })), countFailedText(MINING));
-        assert.equal(failing.count('startNew'), 0);
+        assert.equal(workflowStarts(failing), 0);
 
         const endless = new MemoryBackend();
         let pages = 0;
@@ -169,7 +169,7 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
         const b = await connect(endless, ALICE);
         assert.equal(text(await b.call({ difficulty: 4, blocks: 1 })), countFailedText(MINING));
         assert.equal(pages, COUNT_MAX_PAGES);
-        assert.equal(endless.count('startNew'), 0);
+        assert.equal(workflowStarts(endless), 0);
     });
 
     it('counts by the tenant prefix, running statuses only', async () => {
@@ -227,7 +227,7 @@ describe('a keyed duplicate at the cap', () => {
         assert.equal(result.isError, true);
         assert.doesNotMatch(text(result), /MAX_ACTIVE_WORKFLOWS/);
         assert.match(text(result), /did not answer/);
-        assert.equal(backend.count('startNew'), 2, 'nothing started over the key\'s workflow');
+        assert.equal(workflowStarts(backend), 2, 'nothing started over the key\'s workflow');
     });
 });
 
@@ -243,7 +243,7 @@ describe('MAX_ACTIVE_WORKFLOWS_TOTAL and MAX_STARTS_PER_MINUTE', () => {
         const refused = await carol.call({ difficulty: 4, blocks: 1 });
         assert.equal(refused.isError, true);
         assert.match(text(refused), /MAX_ACTIVE_WORKFLOWS_TOTAL = 3/);
-        assert.equal(backend.count('startNew'), 3);
+        assert.equal(workflowStarts(backend), 3);
         // One ends: there is room again, for anyone.
         backend.set(running(backend, BOB)[0] ?? '', { runtimeStatus: 'Completed' });
         assert.notEqual((await carol.call({ difficulty: 4, blocks: 1 })).isError, true);
@@ -271,7 +271,7 @@ describe('MAX_ACTIVE_WORKFLOWS_TOTAL and MAX_STARTS_PER_MINUTE', () => {
         }
         const refused = await alice.call({ difficulty: 4, blocks: 1 });
         assert.match(text(refused), /MAX_STARTS_PER_MINUTE = 2/);
-        assert.equal(backend.count('startNew'), 2);
+        assert.equal(workflowStarts(backend), 2);
         // Counted per tenant: another caller is not affected.
         assert.notEqual((await bob.call({ difficulty: 4, blocks: 1 })).isError, true);
         // The count is of durable creation times, so a minute later (on the backend's clock) there is room again.
@@ -292,7 +292,7 @@ describe('a count the backend cannot answer', () => {
         const refused = await alice.call({ difficulty: 4, blocks: 1 });
         assert.equal(refused.isError, true);
         assert.equal(text(refused), countUnsupportedText(MINING));
-        assert.equal(backend.count('startNew'), 0);
+        assert.equal(workflowStarts(backend), 0);
         const logged = alice.log.lines.filter((line) => line[0] === 'error').map((line) => line.map(String).join(' ')).join('\n');
         assert.match(logged, /refused the list query that counting running workflows/);
         assert.match(logged, /HTTP 400/);

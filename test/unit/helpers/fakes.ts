@@ -3,6 +3,7 @@ import type { InstancePage, InstanceQuery, WorkflowClient } from '../../../src/w
 import { DurableHttpError } from '../../../src/workflow/durableHttpError';
 import type { DurableStatusLike } from '../../../src/workflow/durableStatus';
 import type { MiningResult } from '../../../src/jobs/mining/contracts';
+import { KEY_CLAIM } from '../../../src/workflow/keyClaim';
 
 /**
  * Virtual time: a sleep is a timer, and once the code under test has nothing else to do (all its
@@ -156,4 +157,9 @@ export function pageOfInstances(all: readonly DurableStatusLike[], query: Instan
 /** What a default start_mining answer says it committed for `expected` expected attempts (src/mcp/tools/startTool.ts). */
 export function committed(expected: number): { expected_attempts: number; max_attempts: number; time_limit_seconds: number } {
     return { expected_attempts: expected, max_attempts: 16 * expected, time_limit_seconds: 7200 };
+}
+
+/** How many workflows a fake was asked to start: the claims that keyed starts take first (src/workflow/keyClaim.ts) left out. */
+export function workflowStarts(backend: { calls: ReadonlyArray<{ method: string; args: unknown[] }> }): number {
+    return backend.calls.filter((c) => c.method === 'startNew' && c.args[0] !== KEY_CLAIM).length;
 }
