@@ -143,7 +143,11 @@ for (const backend of ['ts', 'extension'] as const satisfies readonly Backend[])
             // The real provider can accept several (it drops the extra start messages later); so does ours.
             assert.ok(accepted >= 1, String(codes));
             assert.ok(codes.every((code) => code === 202 || code === 409), String(codes));
+            // Read at once, before it runs: the input that will run is already the one shown (a keyed start's claim,
+            // src/workflow/keyClaim.ts, is decided by this first read).
+            const first = (await api.status(id)).body;
             const running = await api.until(id, ['Running']);
+            assert.equal(first?.input, running.input, `first read ${JSON.stringify(first)}`);
             assert.ok(inputs.includes(String(running.input)), String(running.input));
             // Whatever was answered, the instance that runs keeps one input.
             await api.raise(id, 'go', 'done');

@@ -9,8 +9,8 @@ import { type AppOnAzurite, describeOnEachBackend, loadEveryCore, startAppOnAzur
  * start_mining calls racing with one idempotency_key and different arguments, end to end: the SDK client over
  * HTTP against the app on the local host with Azurite, on both Durable backends, with every core loaded. Both
  * backends may accept racing starts on a new id and run the first input, answer 409 to a start on a running id,
- * and let a start replace an ended one: neither call can tell from the start that it lost, so the app reads the
- * workflow back, and reads the key again right before its start. Rounds alternate a pair and a group of 8 calls
+ * and let a start replace an ended one: so a call claims the key first (one claim per key, read back by every call)
+ * and only the claim's holder starts the workflow. Rounds alternate a pair and a group of 8 calls
  * with mixed arguments; in every round one workflow runs, every call of its arguments is handed its id, and every
  * other call gets the key-reused error.
  */
@@ -45,18 +45,19 @@ describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
         return (await response.json()) as { input: unknown };
     }
 
-    async function instanceCount(): Promise<number> {
-        let count = 0;
+    /** The instance ids of the task hub: the workflows, and the claims keyed starts take (src/workflow/keyClaim.ts). */
+    async function instanceIds(): Promise<{ workflows: string[]; claims: string[] }> {
+        const ids: string[] = [];
         let token: string | null = null;
         do {
             const response: Response = await fetch(`${app.host.url}/runtime/webhooks/durabletask/instances?top=100`, {
                 headers: token ? { 'x-ms-continuation-token': token } : {},
             });
             assert.equal(response.status, 200);
-            count += ((await response.json()) as unknown[]).length;
+            ids.push(...((await response.json()) as Array<{ instanceId: string }>).map((i) => i.instanceId));
             token = response.headers.get('x-ms-continuation-token');
         } while (token);
-        return count;
+        return { workflows: ids.filter((id) => !id.startsWith('claim-')), claims: ids.filter((id) => id.startsWith('claim-')) };
     }
 
     before(async () => {
@@ -71,13 +72,8 @@ describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
         await app?.stop();
     });
 
-    // A known defect, kept running: a call that read "no such workflow" can start after the key's first workflow
-    // has already ended, and the backend lets that start replace it (docs/contract.md, "Known defect: a keyed
-    // start can replace an ended workflow"). Seen in one of three runs on the TypeScript engine under this load.
-    // Until the fix (issue 29) a failure shows as a TODO in the output instead of failing the suite.
-    const todo = 'issue 29: a racing start may replace the key\'s workflow once it has ended';
-    test(`${ROUNDS} rounds of concurrent calls with one key and mixed arguments: one workflow each, its id only to calls of its arguments`, { todo }, async () => {
-        const before = await instanceCount();
+    test(`${ROUNDS} rounds of concurrent calls with one key and mixed arguments: one workflow each, its id only to calls of its arguments`, async () => {
+        const before = await instanceIds();
         const callers = await Promise.all(Array.from({ length: 8 }, () => connect()));
         for (let round = 0; round < ROUNDS; round++) {
             const key = `race-${round}`;
@@ -99,6 +95,8 @@ describeOnEachBackend('a keyed start_mining race end to end', (backend) => {
                 }
             }
         }
-        assert.equal(await instanceCount(), before + ROUNDS, 'one orchestration per key');
+        const after = await instanceIds();
+        assert.equal(after.workflows.length, before.workflows.length + ROUNDS, 'one workflow per key');
+        assert.equal(after.claims.length, before.claims.length + ROUNDS, 'one claim per key');
     });
 });
