@@ -11,8 +11,8 @@ import type { WorkflowDeps } from './workflowDeps';
 /**
  * One start, read top to bottom. Without a key: admit (the caps, counted in durable state before anything
  * starts) → start → look (rank the new workflow among the running ones, three times) → keep it, or withdraw
- * it and refuse. With a key: find the key's workflow → claim the key (one call per key starts) → find again,
- * admit, start, read back → look as above. Why racing starts stay within the caps: docs/security.md, "Work caps
+ * it and refuse. With a key: find the key's workflow → admit → claim the key (one call per key starts) → find
+ * again, start, read back → look as above. Why racing starts stay within the caps: docs/security.md, "Work caps
  * per caller"; why a keyed start claims its key: src/workflow/keyClaim.ts.
  */
 
@@ -54,7 +54,7 @@ type StartOutcome = Started | { refusal: StartRefusal };
 
 /**
  * A keyed call finds and claims this many times at most: again after a claim that ended without a workflow (its
- * holder was refused), or that ended while this call claimed (its holder was done: the workflow is there).
+ * holder could not read the key), or that ended while this call claimed (its holder was done: the workflow is there).
  */
 const KEYED_ROUNDS = 5;
 
@@ -84,8 +84,9 @@ async function startUnkeyed(deps: WorkflowDeps, request: StartRequest, workflowI
 
 /**
  * A keyed start. The key names one workflow id: a retry finds the workflow there and compares the arguments it
- * was started with. Only the call that holds the key's claim (keyClaim.ts) starts it; a call held off by another
- * call's claim waits for that call's workflow and compares, or claims again if the claim ended without one.
+ * was started with. Otherwise, once admitted, only the call that holds the key's claim (keyClaim.ts) starts it; a
+ * call held off by another call's claim waits for that call's workflow and compares, or claims again if the claim
+ * ended without one.
  */
 async function startKeyed(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, workflowId: string): Promise<StartOutcome> {
     const holder = newClaimHolder();
@@ -93,6 +94,11 @@ async function startKeyed(deps: WorkflowDeps, read: ReadWorkflow, request: Start
         const found = await findKept(deps, read, workflowId);
         if (found === 'failed') return { refusal: { kind: 'unavailable' } };
         if (found !== undefined) return handOutFound(deps, found, request, workflowId);
+
+        // The caps before the claim: a refused call takes none. The key's own workflow (a withdrawn one being
+        // started again) is not counted against it.
+        const refused = await admit(deps, workflowId);
+        if (refused !== undefined) return { refusal: refused };
 
         const claim = await claimKey(deps, workflowId, holder);
         if (claim === 'unavailable') return { refusal: { kind: 'unavailable' } };
@@ -124,17 +130,13 @@ async function findKept(deps: WorkflowDeps, read: ReadWorkflow, workflowId: stri
     }
 }
 
-/** The holder's own start: find again, admit, start, read back. The claim is released once the outcome is certain. */
+/** The holder's own start: find again, start, read back. The claim is released once the outcome is certain. */
 async function startAsHolder(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, workflowId: string): Promise<StartOutcome> {
     const release = <T>(outcome: T): Promise<T> => releaseClaim(deps, workflowId).then(() => outcome);
     // The claim's previous holder may have started the workflow since this call's find.
     const again = await findKept(deps, read, workflowId);
     if (again === 'failed') return release({ refusal: { kind: 'unavailable' } });
     if (again !== undefined) return release(handOutFound(deps, again, request, workflowId));
-
-    // A keyed call's own workflow (a withdrawn one being started again) is not counted against it.
-    const refused = await admit(deps, workflowId);
-    if (refused !== undefined) return release({ refusal: refused });
 
     let startError: unknown;
     try {
@@ -143,11 +145,11 @@ async function startAsHolder(deps: WorkflowDeps, read: ReadWorkflow, request: St
         startError = error;
     }
     // Read back: a start on a new id can be accepted and yet not be the one kept, so only the stored input tells.
-    const readOnce = () =>
-        read(workflowId).catch((error: unknown) => {
-            deps.log.warn(`start: status read for ${workflowId} failed`, error);
-            return undefined;
-        });
+    // A withdrawn run this start replaces is not it.
+    const readOnce = async () => {
+        const stored = await findKept(deps, read, workflowId);
+        return stored === 'failed' ? undefined : stored;
+    };
     // A refused start leaves whatever refused it to be read at once; an accepted one is waited for, briefly.
     const stored =
         startError === undefined
