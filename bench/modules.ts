@@ -4,12 +4,14 @@
  */
 import type { BenchOptions } from './common';
 import { measureCompletionLag } from './completionLag';
+import { measureKeyedStart } from './keyedStart';
 import { measureLoad } from './load';
 import { measureMemory } from './memory';
 import { measureMining } from './mining';
 import { measureOrchestration } from './orchestration';
 import { measurePastBudget } from './pastBudget';
 import { renderCompletionLag } from './report/completionLag';
+import { renderKeyedStart } from './report/keyedStart';
 import { renderLoad } from './report/load';
 import { renderMemory } from './report/memory';
 import { renderMining } from './report/mining';
@@ -42,6 +44,7 @@ export const MODULES: readonly BenchModule[] = [
     benchModule('completionLag', measureCompletionLag, renderCompletionLag),
     benchModule('pastBudget', measurePastBudget, renderPastBudget),
     benchModule('statusReads', measureStatusReads, renderStatusReads),
+    benchModule('keyedStart', measureKeyedStart, renderKeyedStart),
     benchModule('throughput', measureThroughput, renderThroughput),
     benchModule('memory', measureMemory, renderMemory),
     // --quick: 20 clients instead of 50; --smoke: 4 at difficulty 16.
