@@ -156,6 +156,27 @@ for (const backend of ['ts', 'extension'] as const satisfies readonly Backend[])
             assert.deepEqual(done.output, { value: 'done' });
         });
 
+        test('concurrent starts on one ended id with different inputs: each is answered 202 or 409, and each read right after shows the input that runs', async () => {
+            // What a key's claim is taken again with (src/workflow/keyClaim.ts): every racer reads right after its own answer.
+            const id = newId('ended-race');
+            await api.start('Chain', id, ['one']);
+            await api.until(id, FINAL);
+            const inputs = ['a', 'b', 'c', 'd', 'e'];
+            const seen = await Promise.all(
+                inputs.map(async (input) => {
+                    const code = (await api.start('Forever', id, input)).status;
+                    return { code, read: (await api.status(id)).body };
+                })
+            );
+            assert.ok(seen.every((s) => s.code === 202 || s.code === 409), JSON.stringify(seen.map((s) => s.code)));
+            const running = await api.until(id, ['Running']);
+            assert.ok(inputs.includes(String(running.input)), String(running.input));
+            // A read that still shows the old execution (ended) says nothing of the new one; every other read shows the winner.
+            for (const { read } of seen) if (read !== undefined && !FINAL.includes(read.runtimeStatus)) assert.equal(read.input, running.input, JSON.stringify(read));
+            await api.raise(id, 'go', 'done');
+            assert.equal((await api.until(id, FINAL)).input, running.input);
+        });
+
         test('a start on an ended id starts a new execution with the new input', async () => {
             const id = newId('ended');
             await api.start('Chain', id, ['one']);

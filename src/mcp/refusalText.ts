@@ -57,6 +57,14 @@ function startUnconfirmedText(job: JobDefinition): string {
     );
 }
 
+function keyBusyText(job: JobDefinition, retryAfterSeconds: number): string {
+    return (
+        `Another call with this idempotency_key is starting its ${job.noun}, and it has not appeared yet (that call may have ` +
+        `stopped). Nothing was started by this call. Call ${job.tools.start.name} again with the same idempotency_key and ` +
+        `arguments in ${retryAfterSeconds} seconds at most: that is safe and returns the workflow if it started.`
+    );
+}
+
 /** The message for a backend failure: no URLs, keys or stack traces from the durable client's error. */
 export const BACKEND_UNAVAILABLE =
     'The workflow service did not answer, so the status is unknown. Try again in a few seconds.';
@@ -81,6 +89,8 @@ export function refusalText(job: JobDefinition, refusal: StartRefusal): string {
             return startFailedText(job);
         case 'unconfirmed':
             return startUnconfirmedText(job);
+        case 'key_busy':
+            return keyBusyText(job, refusal.retryAfterSeconds);
         case 'unavailable':
             return BACKEND_UNAVAILABLE;
     }

@@ -21,9 +21,10 @@ export const KEY_CLAIM = 'KeyClaim';
 const CLAIM_PREFIX = 'claim-';
 
 /**
- * A claim held by a call that died ends by itself after this long. It must outlast a holder's path from claim
- * to its workflow's start landing (reads, the caps' counts and the start, each bounded by BACKEND_CALL_TIMEOUT_MS),
- * as a holder that loses sight of its start keeps the claim until then rather than let another call start over it.
+ * A claim held by a call that died ends by itself after this long. It outlasts a holder's path from its claim to its
+ * workflow's start (a read of the claim, a read of the key, the start: each bounded by BACKEND_CALL_TIMEOUT_MS), and a
+ * holder that loses sight of its start keeps the claim until then rather than let another call start over it: a start
+ * request would have to land more than this long after it was sent to land over another call's run.
  */
 export const CLAIM_LIFETIME_MS = 120_000;
 

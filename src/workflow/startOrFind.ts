@@ -1,9 +1,9 @@
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait, systemClock } from './budgetedWait';
 import { runsOrchestrator, timeMs, type DurableStatusLike } from './durableStatus';
-import { isNotFoundError } from './durableHttpError';
+import { DurableHttpError, isNotFoundError } from './durableHttpError';
 import { keyedWorkflowId, newWorkflowId } from './ids';
-import { claimKey, isClaimInForce, newClaimHolder, releaseClaim } from './keyClaim';
+import { CLAIM_LIFETIME_MS, claimKey, isClaimInForce, newClaimHolder, releaseClaim } from './keyClaim';
 import type { StartRefusal } from './startRefusal';
 import { ACTIVE_STATUSES, CAP_WITHDRAW_REASON, CountError, countActive, countRecentStarts, isWithdrawn, listActive, ranksBefore } from './workCaps';
 import type { WorkflowDeps } from './workflowDeps';
@@ -25,7 +25,7 @@ export interface Started {
     confirmation?: Promise<StartRefusal | undefined>;
 }
 
-/** How long a keyed start waits for the workflow its key names to be readable, to compare its arguments. */
+/** How long the holder of a key's claim waits for the workflow it started to be readable, to compare its arguments. */
 const KEYED_START_CHECK_MS = 5_000;
 
 /** When a start looks at the running workflows, in ms after its start request answered: at once… */
@@ -96,9 +96,13 @@ async function startKeyed(deps: WorkflowDeps, read: ReadWorkflow, request: Start
         if (found !== undefined) return handOutFound(deps, found, request, workflowId);
 
         // The caps before the claim: a refused call takes none. The key's own workflow (a withdrawn one being
-        // started again) is not counted against it.
+        // started again) is not counted against it, and a racing call with the key may have started it meanwhile:
+        // then that workflow is the answer, so a keyed duplicate is never refused by the caps.
         const refused = await admit(deps, workflowId);
-        if (refused !== undefined) return { refusal: refused };
+        if (refused !== undefined) {
+            const started = await findKept(deps, read, workflowId);
+            return started !== undefined && started !== 'failed' ? handOutFound(deps, started, request, workflowId) : { refusal: refused };
+        }
 
         const claim = await claimKey(deps, workflowId, holder);
         if (claim === 'unavailable') return { refusal: { kind: 'unavailable' } };
@@ -108,12 +112,12 @@ async function startKeyed(deps: WorkflowDeps, read: ReadWorkflow, request: Start
         const waited = await awaitHolder(deps, read, workflowId);
         if (waited === 'timed_out') {
             deps.log.error(`start: the claim on ${workflowId} held this call off for ${HOLDER_WAIT_MS} ms and its workflow did not appear`);
-            return { refusal: { kind: 'unconfirmed' } };
+            return { refusal: { kind: 'key_busy', retryAfterSeconds: CLAIM_LIFETIME_MS / 1000 } };
         }
         if (waited !== 'claim_ended') return handOutFound(deps, waited, request, workflowId);
     }
     deps.log.error(`start: the claim on ${workflowId} ended ${KEYED_ROUNDS} times without a workflow`);
-    return { refusal: { kind: 'unconfirmed' } };
+    return { refusal: { kind: 'key_busy', retryAfterSeconds: CLAIM_LIFETIME_MS / 1000 } };
 }
 
 /**
@@ -159,11 +163,15 @@ async function startAsHolder(deps: WorkflowDeps, read: ReadWorkflow, request: St
         if (!sameArguments(stored, request)) return release({ refusal: { kind: 'key_reused' } });
         return release({ workflowId, confirmation: lookThenKeep(deps, workflowId) });
     }
-    // Not read back: the start may still land, so the claim is kept (it expires) rather than let another call start over it.
     if (startError !== undefined) {
         deps.log.error(`start: could not start ${request.orchestrator} ${workflowId}`, startError);
-        return { refusal: { kind: 'start_failed' } };
+        // Refused (409: an instance this call cannot read holds the id, e.g. a task past its ttl that still runs): the
+        // start did not land, so the claim goes. Anything else may still land: the claim is kept until it expires
+        // rather than let another call start over it.
+        const refused = startError instanceof DurableHttpError && startError.status === 409;
+        return refused ? release({ refusal: { kind: 'start_failed' } }) : { refusal: { kind: 'start_failed' } };
     }
+    // Accepted, not read back: it may still appear, so the claim is kept, as above.
     deps.log.error(`start: ${workflowId} was accepted but could not be read back within ${KEYED_START_CHECK_MS} ms`);
     return { refusal: { kind: 'unconfirmed' } };
 }
@@ -257,6 +265,9 @@ async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<Sta
                 listActive(deps, { tenantPrefix: `${deps.tenant.tag}-` }),
                 last ? listActive(deps, 'all') : Promise.resolve(undefined),
             ]);
+            // Not listed: ended, or not visible yet, or withdrawn by a racing call's look (the one that started it, for a
+            // duplicate that found it): a withdrawn workflow is never kept.
+            if (!tenants.has(workflowId) && (await isWithdrawnNow(deps, workflowId))) return { kind: 'at_cap', count: cap, cap };
             if (ranksBefore(tenants, workflowId) >= cap) refusal = { kind: 'at_cap', count: cap, cap };
             else if (everyone !== undefined && ranksBefore(everyone, workflowId) >= total) refusal = { kind: 'at_total_cap', cap: total };
         } catch (error) {
@@ -269,6 +280,15 @@ async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<Sta
         }
     }
     return undefined;
+}
+
+/** True when a read shows the workflow withdrawn by the cap check; a failed read shows nothing. */
+async function isWithdrawnNow(deps: WorkflowDeps, workflowId: string): Promise<boolean> {
+    try {
+        return isWithdrawn(await withTimeout(deps.client.getStatus(workflowId, { showInput: false }), BACKEND_CALL_TIMEOUT_MS, 'A status read'));
+    } catch {
+        return false;
+    }
 }
 
 /** Terminates a workflow started over a cap, retrying a failed request (each failure logged). */

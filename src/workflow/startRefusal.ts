@@ -18,5 +18,7 @@ export type StartRefusal =
     | { kind: 'start_failed' }
     /** A keyed start was accepted but its workflow could not be read back. */
     | { kind: 'unconfirmed' }
+    /** Another call holds the key's claim and its workflow did not appear (that call stalled or died): `retryAfterSeconds` at most. */
+    | { kind: 'key_busy'; retryAfterSeconds: number }
     /** A read the start depends on failed. */
     | { kind: 'unavailable' };

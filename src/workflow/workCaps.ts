@@ -81,11 +81,13 @@ async function listWorkflows(
                 const id = instance.instanceId;
                 // The backend filters; this holds the count to what was asked, whatever it answers.
                 // A key's claim (keyClaim.ts) is bookkeeping, not work: no cap counts it.
-                if (id === undefined || !id.startsWith(query.instanceIdPrefix) || id === exclude || isKeyClaimId(id)) continue;
+                if (id === undefined || !id.startsWith(query.instanceIdPrefix) || isKeyClaimId(id)) continue;
+                // Expired ones are ended, a keyed call's own too (so that its key can start again).
                 if (isExpired(instance, nowMs)) {
                     if (isActive(instance) || instance.runtimeStatus === 'Suspended') void endExpired(deps, id);
                     continue;
                 }
+                if (id === exclude) continue;
                 if (!keep(instance)) continue;
                 seen.set(id, timeMs(instance.createdTime) ?? Number.MAX_SAFE_INTEGER);
             }

@@ -7,7 +7,7 @@ import { KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { isKeyClaimId, KEY_CLAIM, keyClaimId } from '../../src/workflow/keyClaim';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
-import { notFoundOnRead, RESULT, startOnRunningId, workflowStarts } from './helpers/fakes';
+import { notFoundOnRead, RESULT, serverError, workflowStarts } from './helpers/fakes';
 import { clientOnBackend } from './helpers/inMemoryClient';
 import { MemoryBackend } from './helpers/memoryBackend';
 
@@ -171,10 +171,10 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.deepEqual(await plainStart(client, { difficulty: 5, blocks: 2 }), { workflowId: keyedWorkflowId(SHARED_TENANT, KEY) });
     });
 
-    it('a start refused for no other call (an outage) is the start error, after the two finds and one read back; the claim is kept', async () => {
+    it('a start that fails for no other call (an outage, no answer) is the start error, after the two finds and one read back; the claim is kept', async () => {
         const backend = new MemoryBackend();
         onWorkflowStart(backend, async () => {
-            throw startOnRunningId();
+            throw serverError();
         });
         const client = await connect(backend);
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
@@ -247,6 +247,38 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 5, blocks: 2 }, "the holder's workflow, as it runs");
     });
 
+    it("two calls: one slow to start, the other's run of other arguments ending meanwhile: one id is never handed to both", async () => {
+        // The race of issue 29 as it happened: before claims, the slow call's start landed after the other call's run had
+        // ended and replaced it, and both were handed the id.
+        const backend = new MemoryBackend();
+        const client = await connect(backend);
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        let slowAtStart = false;
+        let fastDone = false;
+        onWorkflowStart(backend, async (name, options, startNew) => {
+            if (!slowAtStart) {
+                slowAtStart = true;
+                // Held until the other call has answered and any run it was handed has ended.
+                await until(() => fastDone);
+                if (backend.instances.has(id)) backend.set(id, { runtimeStatus: 'Completed', output: RESULT });
+            }
+            return startNew(name, options);
+        });
+        const slow = plainStart(client, { difficulty: 5, blocks: 2 });
+        await until(() => slowAtStart);
+        const fast = await plainStart(client, { difficulty: 4, blocks: 1 });
+        fastDone = true;
+        const outcomes = [
+            { args: { difficulty: 5, blocks: 2 }, outcome: await slow },
+            { args: { difficulty: 4, blocks: 1 }, outcome: fast },
+        ];
+        const handed = outcomes.filter((o) => 'workflowId' in o.outcome);
+        assert.equal(handed.length, 1, JSON.stringify(outcomes));
+        const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
+        assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, handed[0]?.args, 'the workflow runs the arguments of the one call handed it');
+        assert.equal(workflowStarts(backend), 1);
+    });
+
     it("a call whose find missed the key's workflow, which another call then started and ran to its end, is KEY_REUSED: the ended one is not replaced", async () => {
         const backend = new MemoryBackend();
         const client = await connect(backend);
@@ -283,7 +315,7 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         backend.seed(keyClaimId(id), { name: KEY_CLAIM, input: { holder: 'a-call-that-died', workflow_id: id, lifetime_ms: 120_000 } });
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
         assert.ok('error' in outcome, JSON.stringify(outcome));
-        assert.match(outcome.error, /could not be confirmed/);
+        assert.match(outcome.error, /Another call with this idempotency_key is starting .* in 120 seconds at most/);
         assert.equal(workflowStarts(backend), 0);
         // Once the claim has ended (expired), the next call with the key claims it and starts.
         backend.set(keyClaimId(id), { runtimeStatus: 'Completed', output: 'expired' });

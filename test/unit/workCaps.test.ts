@@ -9,6 +9,7 @@ import { countFailedText, countUnsupportedText } from '../../src/mcp/refusalText
 import { expectedAttempts, MINING, overWorkText } from '../../src/jobs/mining/job';
 import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowClient';
 import { keyedWorkflowId } from '../../src/workflow/ids';
+import { keyClaimId } from '../../src/workflow/keyClaim';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
 import { FakeClock, MemoryLog, notFoundOnRead, serverError, workflowStarts } from './helpers/fakes';
@@ -228,6 +229,68 @@ describe('a keyed duplicate at the cap', () => {
         assert.doesNotMatch(text(result), /MAX_ACTIVE_WORKFLOWS/);
         assert.match(text(result), /did not answer/);
         assert.equal(workflowStarts(backend), 2, 'nothing started over the key\'s workflow');
+    });
+});
+
+describe('a keyed start and the workflows the caps withdraw or a ttl ends', () => {
+    const args = { difficulty: 4, blocks: 1, idempotency_key: 'k' };
+    const stored = { name: 'MineChain', input: { difficulty: 4, blocks: 1 } };
+
+    it("at the cap, its key's workflow appearing between the find and the refusal: handed out, not refused", async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        for (let i = 0; i < 3; i++) assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
+        const id = keyedWorkflowId(ALICE, 'k');
+        const read = backend.getStatus.bind(backend);
+        let first = true;
+        backend.getStatus = async (instanceId) => {
+            if (instanceId === id && first) {
+                first = false;
+                // The find sees nothing; a racing call with the key starts its workflow right after (it was admitted first).
+                backend.seed(id, stored);
+                throw notFoundOnRead(instanceId);
+            }
+            return read(instanceId);
+        };
+        const result = await alice.call(args);
+        assert.notEqual(result.isError, true, text(result));
+        assert.equal((result.structuredContent as { workflow_id: string }).workflow_id, id);
+        assert.equal(workflowStarts(backend), 3);
+    });
+
+    it('a duplicate that found the workflow young is refused, not handed it, when a racing look withdraws it', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        const id = keyedWorkflowId(ALICE, 'k');
+        backend.seed(id, stored);
+        // The call that started it withdraws it (over the cap) between this duplicate's find and its first look.
+        const list = backend.listInstances.bind(backend);
+        backend.listInstances = async (query) => {
+            if (backend.instances.get(id)?.runtimeStatus === 'Running') backend.set(id, { runtimeStatus: 'Terminated', output: CAP_WITHDRAW_REASON });
+            return list(query);
+        };
+        const result = await alice.call(args);
+        assert.equal(result.isError, true, JSON.stringify(result.structuredContent));
+        assert.match(text(result), /MAX_ACTIVE_WORKFLOWS = 3/);
+    });
+
+    it("a task past its ttl that still runs: the key's next start ends it and starts again; refused once (409) while the end is queued", async () => {
+        const backend = new MemoryBackend();
+        backend.queueTerminates = true;
+        const alice = await connect(backend, ALICE);
+        const id = keyedWorkflowId(ALICE, 'k');
+        backend.seed(id, { ...stored, input: { ...stored.input, task_ttl_ms: 1000 }, createdTime: new Date(backend.now - 60_000) });
+        // The count before the claim ends the expired run; the backend applies that later, so this start meets a running id.
+        const refused = await alice.call(args);
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /did not accept it/);
+        assert.equal(backend.instances.get(keyClaimId(id))?.runtimeStatus, 'Terminated', 'the claim is released: the refused start did not land');
+        backend.applyQueuedTerminates();
+        const again = await alice.call(args);
+        assert.notEqual(again.isError, true, text(again));
+        assert.equal((again.structuredContent as { workflow_id: string }).workflow_id, id);
+        assert.equal(backend.instances.get(id)?.runtimeStatus, 'Running');
+        assert.equal((backend.instances.get(id)?.input as { task_ttl_ms?: number }).task_ttl_ms, undefined, 'a new run, of this call');
     });
 });
 

@@ -12,6 +12,7 @@ import { systemClock } from '../../workflow/budgetedWait';
 import type { DurableStatusLike } from '../../workflow/durableStatus';
 import type { StartRefusal } from '../../workflow/startRefusal';
 import type { StartRequest } from '../../workflow/startOrFind';
+import { isWithdrawn } from '../../workflow/workCaps';
 
 /**
  * A job's start tool's plain call: starts the workflow (or finds the one its idempotency_key started) and
@@ -64,10 +65,14 @@ export function startTool(job: JobDefinition, config: Config): ToolDefinition {
                         if (status.status === 'running' && status.progress !== undefined) call.reportProgress?.(status.progress);
                     },
                 });
-                // A run that ended within the wait is answered at once, withdrawn or not: nothing of it runs any more.
-                if (!outcome.final) {
+                // A run that ended within the wait is answered at once (nothing of it runs any more), unless the caps
+                // withdrew it: a withdrawn workflow is never handed out (its key may start it again with other arguments).
+                const withdrawnRun = outcome.last !== undefined && isWithdrawn(outcome.last);
+                if (!outcome.final || withdrawnRun) {
                     await confirmed;
                     if (refusal !== undefined) return toolError(refusalText(job, refusal));
+                    const cap = config.maxActiveWorkflows;
+                    if (withdrawnRun) return toolError(refusalText(job, { kind: 'at_cap', count: cap, cap }));
                 }
                 const status =
                     outcome.last === undefined

@@ -22,7 +22,7 @@ import {
 import { describe, statusOf, transactionError } from './tableErrors';
 import { TableLease, type TableLeaseOptions } from './tableLease';
 import { partitionRows, queryStatusRows } from './tableQueries';
-import type { EpisodeCommit, InboxMessage, InstancePage, InstanceQuery, InstanceRecord, TaskHubStore } from './taskHubStore';
+import { ConcurrencyError, type EpisodeCommit, type InboxMessage, type InstancePage, type InstanceQuery, type InstanceRecord, type TaskHubStore } from './taskHubStore';
 
 /** An entity-group transaction holds at most 100 operations. */
 const MAX_BATCH = 100;
@@ -90,11 +90,20 @@ export class TableStore implements TaskHubStore {
         if (!replace(existing)) return { existing };
         // A finished instance started again: a fresh execution, and nothing left over for the old one.
         const stale = (await partitionRows(this.#table, pk, 'm_')).slice(0, MAX_BATCH - 2);
-        const etag = await this.#transact([
-            ['update', instanceEntity(record), 'Replace', { etag: existing.etag ?? '*' }],
-            ...stale.map((row): TransactionAction => ['delete', row]),
-            ['upsert', messageEntity(pk, start)],
-        ]);
+        let etag: string;
+        try {
+            etag = await this.#transact([
+                ['update', instanceEntity(record), 'Replace', { etag: existing.etag ?? '*' }],
+                ...stale.map((row): TransactionAction => ['delete', row]),
+                ['upsert', messageEntity(pk, start)],
+            ]);
+        } catch (err) {
+            // Another start replaced it first. As the extension's provider does (its conditional write fails and is
+            // ignored), this start is accepted and changes nothing: the winner's execution is the one that runs.
+            const winner = err instanceof ConcurrencyError ? await this.getInstance(record.instanceId) : undefined;
+            if (winner === undefined) throw err;
+            return { existing: winner };
+        }
         const created = { ...record, etag };
         void this.#collectGarbage(created);
         return { created };
