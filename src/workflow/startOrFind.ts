@@ -61,6 +61,9 @@ const KEYED_ROUNDS = 5;
 /** How long a keyed call that another call's claim holds off waits for that call's workflow to appear. */
 const HOLDER_WAIT_MS = 20_000;
 
+/** The holder sends its start within this long of winning the claim, or not at all: well inside the claim's lifetime. */
+const HOLDER_START_DEADLINE_MS = CLAIM_LIFETIME_MS / 4;
+
 export async function startOrFind(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, idempotencyKey: string | undefined): Promise<StartOutcome> {
     return idempotencyKey === undefined
         ? startUnkeyed(deps, request, newWorkflowId(deps.tenant))
@@ -136,11 +139,18 @@ async function findKept(deps: WorkflowDeps, read: ReadWorkflow, workflowId: stri
 
 /** The holder's own start: find again, start, read back. The claim is released once the outcome is certain. */
 async function startAsHolder(deps: WorkflowDeps, read: ReadWorkflow, request: StartRequest, workflowId: string): Promise<StartOutcome> {
+    const clock = deps.clock ?? systemClock;
+    const wonAt = clock.now();
     const release = <T>(outcome: T): Promise<T> => releaseClaim(deps, workflowId).then(() => outcome);
     // The claim's previous holder may have started the workflow since this call's find.
     const again = await findKept(deps, read, workflowId);
     if (again === 'failed') return release({ refusal: { kind: 'unavailable' } });
     if (again !== undefined) return release(handOutFound(deps, again, request, workflowId));
+    // A start sent this late could land after the claim has expired and another call has started the key: not sent.
+    if (clock.now() - wonAt > HOLDER_START_DEADLINE_MS) {
+        deps.log.error(`start: the claim on ${workflowId} was won ${Math.round(clock.now() - wonAt)} ms ago; too late to start under it`);
+        return { refusal: { kind: 'unavailable' } };
+    }
 
     let startError: unknown;
     try {
