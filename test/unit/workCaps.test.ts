@@ -246,8 +246,9 @@ describe('a keyed start and the workflows the caps withdraw or a ttl ends', () =
         backend.getStatus = async (instanceId) => {
             if (instanceId === id && first) {
                 first = false;
-                // The find sees nothing; a racing call with the key starts its workflow right after (it was admitted first).
-                backend.seed(id, stored);
+                // The find sees nothing; a racing call with the key has started its workflow (admitted first: created
+                // before the three others, it ranks first and stays).
+                backend.seed(id, { ...stored, createdTime: new Date(backend.now - 1000) });
                 throw notFoundOnRead(instanceId);
             }
             return read(instanceId);
@@ -284,8 +285,12 @@ describe('a keyed start and the workflows the caps withdraw or a ttl ends', () =
         const refused = await alice.call(args);
         assert.equal(refused.isError, true);
         assert.match(text(refused), /did not accept it/);
-        assert.equal(backend.instances.get(keyClaimId(id))?.runtimeStatus, 'Terminated', 'the claim is released: the refused start did not land');
+        assert.ok(
+            backend.calls.some((c) => c.method === 'terminate' && c.args[0] === keyClaimId(id)),
+            'the claim is released: the refused start did not land'
+        );
         backend.applyQueuedTerminates();
+        assert.equal(backend.instances.get(keyClaimId(id))?.runtimeStatus, 'Terminated');
         const again = await alice.call(args);
         assert.notEqual(again.isError, true, text(again));
         assert.equal((again.structuredContent as { workflow_id: string }).workflow_id, id);
