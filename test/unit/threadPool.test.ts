@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { until } from '@mcp-mining/testkit';
 import { ThreadPool } from '../../src/jobs/offThread/threadPool';
 
 /**
@@ -18,11 +19,18 @@ const task = (name: string, body: string) => {
     writeFileSync(file, body);
     return file;
 };
-// Busy-waits `ms`, then answers the thread's id and the times it ran: what was concurrent can be read off them.
+// Busy-waits `ms`, then answers its tag.
 const SLOW = task(
     'slow',
+    'exports.runTask = ({ ms, tag }) => { const from = Date.now(); while (Date.now() - from < ms); return { tag }; };\n'
+);
+// Marks its cell started (1), then blocks until the test releases it (2): which tasks run is read where the pool put
+// them, never from the threads' clocks. Answers its tag and its thread.
+const GATED = task(
+    'gated',
     "const { threadId } = require('node:worker_threads');\n" +
-        'exports.runTask = ({ ms, tag }) => { const from = Date.now(); while (Date.now() - from < ms); return { tag, threadId, from, to: Date.now() }; };\n'
+        'exports.runTask = ({ cells, tag }) => { const a = new Int32Array(cells); Atomics.store(a, tag, 1); Atomics.notify(a, tag); ' +
+        'while (Atomics.load(a, tag) !== 2) Atomics.wait(a, tag, 1); return { tag, threadId }; };\n'
 );
 const DOUBLE = task('double', 'exports.runTask = async (n) => 2 * n;\n');
 const THROWS = task('throws', "exports.runTask = () => { throw new Error('no such segment'); };\n");
@@ -50,16 +58,31 @@ describe('ThreadPool', () => {
 
     it('runs at most `size` tasks at once, the rest in the order they came', async () => {
         const threads = pool(2);
-        type Ran = { tag: number; threadId: number; from: number; to: number };
-        const ran = await Promise.all([0, 1, 2, 3, 4, 5].map((tag) => threads.run<Ran>(SLOW, { ms: 60, tag })));
-        assert.equal(new Set(ran.map((r) => r.threadId)).size, 2, 'two threads did the work');
-        for (const r of ran) {
-            // Running when task r started: at most the two threads' tasks.
-            const running = ran.filter((o) => o.from <= r.from && r.from < o.to).length;
-            assert.ok(running <= 2, `${running} tasks ran when task ${r.tag} started`);
+        const TASKS = 6;
+        const cells = new Int32Array(new SharedArrayBuffer(4 * TASKS));
+        const state = () => Array.from(cells);
+        const ran = Array.from({ length: TASKS }, (_, tag) => threads.run<{ tag: number; threadId: number }>(GATED, { cells: cells.buffer, tag }));
+        // The pool hands out tasks as they come: two to threads at once, four wait.
+        assert.equal(threads.running, 2);
+        assert.equal(threads.busy, TASKS);
+        await until(() => cells[0] === 1 && cells[1] === 1, 'tasks 0 and 1 started');
+        assert.deepEqual(state(), [1, 1, 0, 0, 0, 0], 'only the first two started');
+        // Each release frees one thread, which takes the oldest task that waits, and only that one.
+        for (let done = 0; done + 2 < TASKS; done++) {
+            Atomics.store(cells, done, 2);
+            Atomics.notify(cells, done);
+            await until(() => cells[done + 2] === 1, `task ${done + 2} started after task ${done} ended`);
+            assert.deepEqual(state(), Array.from({ length: TASKS }, (_, i) => (i <= done ? 2 : i <= done + 2 ? 1 : 0)), `after task ${done} ended`);
+            assert.equal(threads.running, 2);
         }
-        // FIFO: a task does not start before one that came earlier (within a thread's turn).
-        for (let i = 2; i < ran.length; i++) assert.ok((ran[i] as Ran).from >= (ran[i - 2] as Ran).from, `task ${i} started before task ${i - 2}`);
+        for (const tag of [TASKS - 2, TASKS - 1]) {
+            Atomics.store(cells, tag, 2);
+            Atomics.notify(cells, tag);
+        }
+        const answers = await Promise.all(ran);
+        assert.deepEqual(answers.map((a) => a.tag), [0, 1, 2, 3, 4, 5]);
+        assert.equal(new Set(answers.map((a) => a.threadId)).size, 2, 'two threads did the work');
+        assert.equal(threads.running, 0);
     });
 
     it('a task that throws rejects with its message; the thread goes on', async () => {

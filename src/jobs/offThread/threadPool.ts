@@ -55,7 +55,12 @@ export class ThreadPool {
 
     /** Tasks running or waiting. */
     get busy(): number {
-        return this.#queue.length + this.#threads.filter((thread) => thread.task !== undefined).length;
+        return this.#queue.length + this.running;
+    }
+
+    /** Tasks handed to a thread and not answered yet: at most `size`. */
+    get running(): number {
+        return this.#threads.filter((thread) => thread.task !== undefined).length;
     }
 
     /** Runs `runTask(input)` of the module at `taskFile` (an absolute path) on a pool thread; its answer, or its error. */
