@@ -1,186 +1,127 @@
 // @ts-check
 /**
  * `npm test`: a clean build (`npm run build`'s steps: every project's output removed, `tsc -b`, each job's view), then
- * every compiled test file of the app (dist/test) and of the local host (devhost/dist/test), at any depth, with Node's
- * test runner and a fixed reporter and timeout. test/README.md says which folder holds which tests.
+ * every compiled test file of the app (dist/test) and of the local host (devhost/dist/test), each in a process of its
+ * own, several at once. test/README.md says which folder holds which tests.
  *
- *   node test/run.mjs                                   everything
- *   node test/run.mjs dist/test/unit/ids.test.js …      only these files (still built first)
+ *   node test/run.mjs                                  everything (what CI runs)
+ *   node test/run.mjs --quick                          the inner loop: unit, docs, the contract per job on the ts engine
+ *   node test/run.mjs test/e2e/mcp.test.ts …           only these files or folders (source or compiled paths)
+ *   node test/run.mjs --repeat 5 test/e2e/x.test.ts    each file 5 times: every test that failed in any run, and in which
+ *   node test/run.mjs --backend ts …                   the suites of one Durable backend only (TEST_BACKENDS)
+ *   node test/run.mjs --concurrency 1 …                one file at a time (TEST_CONCURRENCY; default 4)
  *
  * Plain JavaScript on purpose: it runs before anything is compiled.
  *
  * - Clean: every project's build output is removed before `tsc -b` (scripts/clean-build.mjs), so a test deleted or
  *   renamed does not keep running from an older build, and a function file renamed in src/ is not registered twice.
- * - Found wherever they are: Node 20's `--test` takes no globs (they came in Node 21) and, given a folder,
- *   would also run every helper under a folder named test; so this walks dist/test for `*.test.js`
- *   itself and fails if it finds none.
- * - Reporter: `spec`, to stdout, whatever the terminal (Node picks tap or spec by TTY otherwise); it ends
- *   with the `ℹ tests / ℹ pass / ℹ fail / ℹ cancelled …` lines CI reads, and they stay last. Beside it,
- *   test/skipReporter.mjs lists every skipped suite and test; printed just before those lines, grouped by
- *   reason, with `ℹ suites skipped N` added to them: Node's `ℹ skipped` counts tests only, not a suite skipped
- *   as a whole (the extension's suites without .NET, the Bicep compile, conformance).
+ * - Side by side: most of an end-to-end file's time is waiting on hosts it started (ports, task hubs and Azurite data
+ *   are each file's own), so files run CONCURRENCY at a time, the longest first (runner/testFiles.mjs). Each file's
+ *   output is printed whole when it ends (runner/fileRun.mjs).
  * - Timeouts: PER_TEST_TIMEOUT_MS (default 10 minutes) for each test, enforced by the test kit's perTestTimeout,
- *   preloaded into every test file's process: a test that runs longer fails its file (`ℹ fail`). And
- *   `--test-timeout` (TEST_FILE_TIMEOUT_MS, default 30 minutes) as a backstop for what that cannot see (a hook
- *   that never ends): Node 20 applies it to each file as a whole, stops a file still running then and reports
- *   its unfinished tests as cancelled, failing the run. Either way a test that never settles fails `npm test`
- *   instead of hanging it.
+ *   preloaded into every file's process; TEST_FILE_TIMEOUT_MS (default 30 minutes) for each file as a whole, past
+ *   which the file is stopped and fails. Either way a test that never settles fails the run instead of hanging it.
+ * - The end (runner/summary.mjs): what was skipped and why, known defects, the time per folder, every failing test,
+ *   then the `ℹ tests / ℹ pass / ℹ fail …` lines summed over the files, last, where CI reads them. Exit code 0 only
+ *   when every file run passed.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { passed, runFile } from './runner/fileRun.mjs';
+import { summary } from './runner/summary.mjs';
+import { longestFirst, QUICK_TIER, readTimes, selectFiles, writeTimes } from './runner/testFiles.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** Where the compiled tests are: the app's, and the local host's own (devhost/test). */
-const compiledTests = [join(root, 'dist', 'test'), join(root, 'devhost', 'dist', 'test')];
 
 /** Above the slowest test's own deadlines (an end-to-end run polled to completion on a loaded machine). */
 const DEFAULT_PER_TEST_TIMEOUT_MS = 10 * 60 * 1000;
 /** Long enough for the slowest file (an end-to-end suite). */
 const DEFAULT_FILE_TIMEOUT_MS = 30 * 60 * 1000;
+/** Files at once: measured on 2 cores (BENCHMARKS.md, "The suite"); more only queue on the CPU. */
+const DEFAULT_CONCURRENCY = 4;
 const PER_TEST_TIMEOUT = join(root, 'testkit', 'dist', 'perTestTimeout.js');
 
-/** Every `*.test.js` under `dir`, sorted, as paths relative to the repository root. */
-function findTestFiles(dir) {
-    /** @type {string[]} */
-    const found = [];
-    const walk = (/** @type {string} */ folder) => {
-        for (const entry of readdirSync(folder, { withFileTypes: true })) {
-            const path = join(folder, entry.name);
-            if (entry.isDirectory()) walk(path);
-            else if (entry.isFile() && entry.name.endsWith('.test.js')) found.push(relative(root, path));
-        }
-    };
-    walk(dir);
-    return found.sort();
+function fail(/** @type {string} */ message, code = 2) {
+    console.error(message);
+    process.exit(code);
 }
 
-function run(/** @type {string} */ what, /** @type {string[]} */ args) {
-    const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
-    if (result.error) throw result.error;
-    if (result.status !== 0) {
-        console.error(`${what} failed (${result.signal ?? `exit code ${result.status}`})`);
-        process.exit(result.status ?? 1);
-    }
-}
-
-/** A positive whole number of milliseconds from the environment, or the default. */
-function milliseconds(/** @type {string} */ name, /** @type {number} */ fallback) {
-    const value = Number(process.env[name] ?? fallback);
-    if (!Number.isSafeInteger(value) || value <= 0) {
-        console.error(`${name} must be a positive number of milliseconds, got ${process.env[name]}`);
-        process.exit(2);
-    }
+/** A positive whole number from the command line or the environment, or the default. */
+function positive(/** @type {string} */ name, /** @type {string | undefined} */ given, /** @type {number} */ fallback) {
+    const value = Number(given ?? fallback);
+    if (!Number.isSafeInteger(value) || value <= 0) fail(`${name} must be a positive whole number, got ${given}`);
     return value;
 }
-const perTestTimeout = milliseconds('PER_TEST_TIMEOUT_MS', DEFAULT_PER_TEST_TIMEOUT_MS);
-const fileTimeout = milliseconds('TEST_FILE_TIMEOUT_MS', DEFAULT_FILE_TIMEOUT_MS);
 
-run('The clean (scripts/clean-build.mjs)', [join(root, 'scripts', 'clean-build.mjs')]);
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-run('The build (tsc -b)', [tsc, '-b']);
-run("The views' build (scripts/build-views.mjs)", [join(root, 'scripts', 'build-views.mjs')]);
-
-const files = process.argv.length > 2 ? process.argv.slice(2) : compiledTests.flatMap(findTestFiles);
-if (files.length === 0) {
-    console.error(`No test files (*.test.js) under ${compiledTests.map((dir) => relative(root, dir)).join(', ')}: nothing was tested.`);
-    process.exit(1);
-}
-process.env.PER_TEST_TIMEOUT_MS = String(perTestTimeout);
-const skipFile = join(tmpdir(), `test-skips-${process.pid}-${Date.now()}.jsonl`);
-const status = await runTests([
-    `--require=${PER_TEST_TIMEOUT}`,
-    '--test',
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${pathToFileURL(join(root, 'test', 'skipReporter.mjs')).href}`,
-    `--test-reporter-destination=${skipFile}`,
-    `--test-timeout=${fileTimeout}`,
-    ...files,
-]);
-process.exit(status);
-
-/**
- * Runs Node's test runner, passing its output through as it comes, except its closing summary (from
- * `ℹ tests N` on: the counts, then the failing tests if any), which is held back so that the list of what
- * was skipped (from skipReporter.mjs) prints before it: Node's summary stays where CI reads it, at the end.
- */
-async function runTests(/** @type {string[]} */ args) {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env: process.env });
-    /** @type {string[]} */
-    const held = [];
-    let partial = '';
-    const take = (/** @type {string} */ line) => {
-        if (held.length > 0 || /^ℹ tests \d+$/.test(line)) held.push(line);
-        else process.stdout.write(line + '\n');
-    };
-    child.stdout.setEncoding('utf8').on('data', (/** @type {string} */ text) => {
-        const lines = (partial + text).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) take(line);
+let parsed;
+try {
+    parsed = parseArgs({
+        allowPositionals: true,
+        options: {
+            quick: { type: 'boolean', default: false },
+            repeat: { type: 'string' },
+            concurrency: { type: 'string' },
+            backend: { type: 'string' },
+        },
     });
-    const [code, signal] = await once(child, 'close');
-    if (partial !== '') take(partial);
-    const reported = readSkips();
-    const skipped = reported.filter((s) => s.kind !== 'todo');
-    process.stdout.write(skipSummary(skipped));
-    process.stdout.write(todoSummary(reported.filter((s) => s.kind === 'todo')));
-    const suites = skipped.filter((s) => s.kind === 'suite').length;
-    // Node counts skipped tests only; the suites skipped as a whole get a line of their own in the block.
-    for (const line of held) {
-        process.stdout.write(line + '\n');
-        if (line.startsWith('ℹ skipped ')) process.stdout.write(`ℹ suites skipped ${suites}\n`);
-    }
-    if (code !== 0) console.error(`The tests failed (${signal ?? `exit code ${code}`})`);
-    return code ?? 1;
+} catch (error) {
+    fail(`${error instanceof Error ? error.message : String(error)}\nUsage: node test/run.mjs [--quick] [--repeat N] [--concurrency N] [--backend ts|extension] [file or folder …]`);
 }
+const { values, positionals } = parsed;
+const rounds = positive('--repeat', values.repeat, 1);
+const concurrency = positive('--concurrency (TEST_CONCURRENCY)', values.concurrency ?? process.env.TEST_CONCURRENCY, DEFAULT_CONCURRENCY);
+const perTestTimeout = positive('PER_TEST_TIMEOUT_MS', process.env.PER_TEST_TIMEOUT_MS, DEFAULT_PER_TEST_TIMEOUT_MS);
+const fileTimeoutMs = positive('TEST_FILE_TIMEOUT_MS', process.env.TEST_FILE_TIMEOUT_MS, DEFAULT_FILE_TIMEOUT_MS);
+const backends = values.backend ?? (values.quick ? QUICK_TIER.backends : process.env.TEST_BACKENDS);
+if (backends !== undefined && !/^(ts|extension)(,(ts|extension))*$/.test(backends)) fail(`--backend takes ts, extension or both (ts,extension), got ${backends}`);
 
-/** @typedef {{ kind: 'suite' | 'test' | 'todo', name: string, file: string, reason: string, failed?: boolean }} Skip */
-
-/** @returns {Skip[]} */
-function readSkips() {
-    let text = '';
-    try {
-        text = readFileSync(skipFile, 'utf8');
-    } catch {
-        return [];
-    } finally {
-        rmSync(skipFile, { force: true });
-    }
-    return text
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => /** @type {Skip} */ (JSON.parse(line)));
+function build(/** @type {string} */ what, /** @type {string[]} */ args) {
+    const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
+    if (result.error) throw result.error;
+    if (result.status !== 0) fail(`${what} failed (${result.signal ?? `exit code ${result.status}`})`, result.status ?? 1);
 }
+build('The clean (scripts/clean-build.mjs)', [join(root, 'scripts', 'clean-build.mjs')]);
+build('The build (tsc -b)', [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-b']);
+build("The views' build (scripts/build-views.mjs)", [join(root, 'scripts', 'build-views.mjs')]);
 
-/** The known defects (todo tests), each with whether it failed this run. */
-function todoSummary(/** @type {Skip[]} */ todos) {
-    if (todos.length === 0) return '';
-    const lines = ['', `Known defects (todo tests, not counted as failures): ${todos.length}:`];
-    for (const todo of todos) {
-        lines.push(`- ${todo.failed ? 'FAILED' : 'passed'} this run: ${todo.file === '' ? '' : `${relative(root, todo.file)}: `}${todo.name} (${todo.reason})`);
-    }
-    return lines.join('\n') + '\n';
+let files;
+try {
+    files = selectFiles(root, values.quick ? [...QUICK_TIER.files, ...positionals] : positionals);
+} catch (error) {
+    fail(error instanceof Error ? error.message : String(error), 1);
 }
+if (files.length === 0) fail('No test files (*.test.js) were found: nothing was tested.', 1);
 
-/** "N suites and M tests skipped", then each reason with what it skipped. */
-function skipSummary(/** @type {Skip[]} */ skipped) {
-    if (skipped.length === 0) return '\nNothing skipped.\n';
-    const count = (/** @type {Skip[]} */ list, /** @type {'suite' | 'test'} */ kind) => {
-        const n = list.filter((s) => s.kind === kind).length;
-        return `${n} ${kind}${n === 1 ? '' : 's'}`;
-    };
-    /** @type {Map<string, Skip[]>} */
-    const byReason = new Map();
-    for (const skip of skipped) byReason.set(skip.reason, [...(byReason.get(skip.reason) ?? []), skip]);
-    const lines = ['', `Skipped: ${count(skipped, 'suite')} and ${count(skipped, 'test')}:`];
-    for (const [reason, list] of byReason) {
-        lines.push(`- ${reason} (${count(list, 'suite')}, ${count(list, 'test')}):`);
-        for (const skip of list) lines.push(`    ${skip.file === '' ? '' : `${relative(root, skip.file)}: `}${skip.name}`);
+const env = { ...process.env, PER_TEST_TIMEOUT_MS: String(perTestTimeout), ...(backends === undefined ? {} : { TEST_BACKENDS: backends }) };
+const times = readTimes(root);
+const ordered = longestFirst(files, times);
+const queue = Array.from({ length: rounds }, (_, round) => ordered.map((file) => ({ file, round }))).flat();
+console.log(
+    `${files.length} test file${files.length === 1 ? '' : 's'}${rounds > 1 ? `, ${rounds} runs each` : ''}, ${concurrency} at a time` +
+        `${backends === undefined ? '' : `, backends: ${backends}`}${values.quick ? ' (the quick tier; CI runs everything)' : ''}`
+);
+
+const began = performance.now();
+/** @type {import('./runner/fileRun.mjs').FileRun[]} */
+const runs = [];
+async function slot() {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        const run = await runFile({ root, ...next, perTestTimeout: PER_TEST_TIMEOUT, fileTimeoutMs, env });
+        runs.push(run);
+        const label = `${run.file}${rounds > 1 ? ` (run ${run.round + 1} of ${rounds})` : ''}`;
+        // Each file's own count lines go: the run's sums end the output.
+        const output = run.output.replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n/gm, '').trimEnd();
+        process.stdout.write(`\n${passed(run) ? '✔' : '✖'} ━━ ${label}: ${(run.ms / 1000).toFixed(1)} s ━━\n${output}\n`);
     }
-    return lines.join('\n') + '\n';
 }
+await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, slot));
+const wallMs = performance.now() - began;
+
+writeTimes(root, Object.fromEntries(runs.filter((run) => run.round === 0).map((run) => [run.file, Math.round(run.ms)])));
+process.stdout.write(summary(runs, rounds, wallMs));
+const failed = runs.filter((run) => !passed(run)).length;
+if (failed > 0) console.error(`The tests failed (${failed} of ${runs.length} file runs)`);
+process.exit(failed > 0 ? 1 : 0);

@@ -24,8 +24,22 @@ function extensionAvailable(): boolean {
     return extensionReady;
 }
 
+/**
+ * The backends this run takes: TEST_BACKENDS (`ts`, `extension` or both, comma-separated; test/run.mjs sets it for
+ * `--backend` and the quick tier), else both.
+ */
+function chosenBackends(): readonly Backend[] {
+    const chosen = process.env.TEST_BACKENDS;
+    if (chosen === undefined || chosen === '') return ['ts', 'extension'];
+    const list = chosen.split(',').map((name) => name.trim());
+    const unknown = list.filter((name) => name !== 'ts' && name !== 'extension');
+    if (unknown.length > 0) throw new Error(`TEST_BACKENDS names no backend ${unknown.join(', ')}: ts, extension or both`);
+    return list as Backend[];
+}
+
 /** The reason a backend's suite is skipped here, or false when it runs. */
 export function skipReason(backend: Backend): string | false {
+    if (!chosenBackends().includes(backend)) return `not in this run (TEST_BACKENDS=${process.env.TEST_BACKENDS})`;
     return backend === 'extension' && !extensionAvailable() ? NO_DOTNET : false;
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach } from 'node:test';
+import { isMainThread } from 'node:worker_threads';
 
 /**
  * A per-test time limit, preloaded into every test file's process by test/run.mjs (`--require`): a test that
@@ -6,13 +7,14 @@ import { afterEach, beforeEach } from 'node:test';
  * reports as a failed file (`ℹ fail`), naming the test here on stderr. Node 20's own `--test-timeout` only
  * bounds each file as a whole, and reports a file stopped that way as cancelled rather than failed.
  *
- * Only the runner's own process runs with `--test` (it does not pass that flag on to the file processes it
- * starts), so there this does nothing.
+ * Only in a test file's own main thread: a worker thread inherits the preload with the process's flags, and hooks
+ * set there would start a second test harness whose reporters truncate the file's result file
+ * (test/runner/fileRun.mjs). And not in a `node --test` parent process, which runs no tests itself.
  */
 
 const limitMs = Number(process.env.PER_TEST_TIMEOUT_MS);
 
-if (!process.execArgv.includes('--test') && Number.isSafeInteger(limitMs) && limitMs > 0) {
+if (isMainThread && !process.execArgv.includes('--test') && Number.isSafeInteger(limitMs) && limitMs > 0) {
     const timers = new Map<unknown, NodeJS.Timeout>();
     beforeEach((t) => {
         const timer = setTimeout(() => {
