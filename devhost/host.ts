@@ -11,6 +11,7 @@ import { installFunctionsCore } from './worker/installCore';
 import { Invoker } from './worker/invoke';
 import { loadApp } from './worker/loadApp';
 import { faultRoute } from './worker/faultRoute';
+import { holdRoute } from './worker/holdRoute';
 import { triggerOf } from './worker/bindings';
 import { RealDurableExtension } from './durable/realExtension/realExtension';
 import type { DurableBackend, DurableBackendKind, DurableBackendOptions, StorageChoice } from './durable/seam';
@@ -119,6 +120,7 @@ export async function startDevHost(options: DevHostOptions): Promise<DevHost> {
     const extraRoutes: ExtraRoute[] = [
         ...durable.routes(),
         faultRoute(invoker, sink),
+        holdRoute(invoker.holds, sink),
         async (req, res, requestUrl) => {
             if (requestUrl.pathname !== '/admin/host/status' || req.method !== 'GET') return false;
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ state: 'Running' }));

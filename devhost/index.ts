@@ -25,3 +25,5 @@ export {
 export { builtHostDll, DotnetMissingError, hasDotnet } from './durable/realExtension/dotnetProject';
 /** The loopback route that fails one in-flight invocation the way the platform does (docs/local-host.md). */
 export { FAULT_PATH } from './worker/faultRoute';
+/** The loopback route that holds a function's invocations in flight until a test releases them (docs/local-host.md). */
+export { HOLD_PATH } from './worker/holdRoute';

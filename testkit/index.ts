@@ -15,6 +15,7 @@ export * from './crashableAzurite';
 export * from './expectedChains';
 export * from './fuzzRequests';
 export * from './importGraph';
+export * from './invocationHolds';
 export * from './jobFixtures';
 export * from './polling';
 export * from './precondition';

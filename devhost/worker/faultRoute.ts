@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { ExtraRoute } from '../http/frontDoorTypes';
+import { answerer, fromLocalTool, jsonBody } from './adminRequest';
 import type { LogSink } from '../logger';
 import type { Invoker } from './invoke';
 import { PLATFORM_FAILURES } from './platformFailures';
@@ -17,53 +17,31 @@ const faultSchema = z.object({
  * The local host's fault mode, for tests: `POST /admin/devhost/faults {"fault":"worker-exit"|"no-worker"|"timeout",
  * "function":"MineBlock"}` fails one in-flight invocation as the Functions host reports a worker exit, a missing
  * worker or a functionTimeout. 200 `{"invocationId"}`; when none is in flight, 202 `{"armed": true}`: the next one
-to start fails once it runs. Loopback only;
- * a request with an Origin (a browser page) or without a JSON body is refused, so no web page can post it.
+ * to start fails once it runs. Loopback only, never from a browser page (adminRequest.ts).
  */
 export function faultRoute(invoker: Invoker, sink: LogSink): ExtraRoute {
+    const usage = `POST ${FAULT_PATH} with a JSON body {"fault": ${PLATFORM_FAILURES.map((f) => `"${f}"`).join(' | ')}, "function"?: name}`;
     return async (req, res, url) => {
         if (url.pathname !== FAULT_PATH) return false;
-        const answer = (status: number, body: unknown) =>
-            void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-        if (!isLoopback(req) || req.headers.origin !== undefined) {
-            answer(404, { error: 'Not found.' });
+        const answer = answerer(res);
+        if (!fromLocalTool(req, answer)) return true;
+        const body = await jsonBody(req, answer, usage);
+        if (body === undefined) return true;
+        const parsed = faultSchema.safeParse(body);
+        if (!parsed.success) {
+            answer(400, { error: usage });
             return true;
         }
-        if (req.method !== 'POST' || !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-            answer(405, { error: `POST ${FAULT_PATH} with a JSON body {"fault": ${PLATFORM_FAILURES.map((f) => `"${f}"`).join(' | ')}, "function"?: name}` });
-            return true;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of req) {
-            size += (chunk as Buffer).length;
-            if (size > 4096) {
-                answer(413, { error: 'The body is limited to 4 KB.' });
-                return true;
-            }
-            chunks.push(chunk as Buffer);
-        }
-        let parsed: z.infer<typeof faultSchema>;
-        try {
-            parsed = faultSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        } catch {
-            answer(400, { error: `Expected {"fault": ${PLATFORM_FAILURES.map((f) => `"${f}"`).join(' | ')}, "function"?: name}` });
-            return true;
-        }
-        const invocationId = invoker.failInFlight(parsed.fault, parsed.function);
+        const { fault, function: functionName } = parsed.data;
+        const invocationId = invoker.failInFlight(fault, functionName);
         if (invocationId === undefined) {
-            invoker.armFault(parsed.fault, parsed.function);
-            sink({ level: 'warning', category: 'host', message: `Fault armed: ${parsed.fault} for the next invocation${parsed.function ? ` of ${parsed.function}` : ''}` });
-            answer(202, { armed: true, fault: parsed.fault });
+            invoker.armFault(fault, functionName);
+            sink({ level: 'warning', category: 'host', message: `Fault armed: ${fault} for the next invocation${functionName ? ` of ${functionName}` : ''}` });
+            answer(202, { armed: true, fault });
             return true;
         }
-        sink({ level: 'warning', category: 'host', message: `Fault injected: ${parsed.fault} for invocation ${invocationId}` });
-        answer(200, { invocationId, fault: parsed.fault });
+        sink({ level: 'warning', category: 'host', message: `Fault injected: ${fault} for invocation ${invocationId}` });
+        answer(200, { invocationId, fault });
         return true;
     };
-}
-
-function isLoopback(req: IncomingMessage): boolean {
-    const address = req.socket.remoteAddress ?? '';
-    return address === '::1' || /^(::ffff:)?127\./.test(address);
 }

@@ -13,6 +13,7 @@ import type {
     RpcTypedData,
 } from './coreTypes';
 import type { FunctionsCore, RegisteredFunction } from './functionsCore';
+import { InvocationHolds } from './holds';
 import { hookContext } from './loadApp';
 import { PLATFORM_EXCEPTION, platformFailureMessage, type PlatformFailure } from './platformFailures';
 
@@ -49,6 +50,8 @@ export class Invoker {
     readonly #inFlight = new Map<string, InFlight>();
     /** Faults for the next invocation (of a function, or of any) to start. */
     readonly #armed: { failure: PlatformFailure; functionName: string | undefined }[] = [];
+    /** Functions whose invocations wait, in flight, for a test to release them (holds.ts). */
+    readonly holds = new InvocationHolds();
 
     constructor(
         private readonly core: FunctionsCore,
@@ -93,16 +96,17 @@ export class Invoker {
             return { ok: false, invocationId, error: { message: 'The app set no programming model.' } };
         }
 
-        return this.#watched(invocationId, registered.metadata.name, this.#run(invocationId, init, registered, model));
+        return this.#watched(invocationId, registered.metadata.name, () => this.#run(invocationId, init, registered, model));
     }
 
     /**
      * The invocation, unless the platform fails it first: functionTimeout, or an injected fault. Then, as in
      * the Functions host, the invocation fails at once with the host's own text. The real host would now
      * restart the worker process (failing its other invocations too); this host runs the app in its own
-     * process and cannot, so the function runs on and its late result is discarded (logged).
+     * process and cannot, so the function runs on and its late result is discarded (logged). A held invocation
+     * (holds.ts) is in flight while it waits: a fault fails it there, and then it never runs.
      */
-    async #watched(invocationId: string, functionName: string, run: Promise<InvocationOutcome>): Promise<InvocationOutcome> {
+    async #watched(invocationId: string, functionName: string, start: () => Promise<InvocationOutcome>): Promise<InvocationOutcome> {
         let fail: (failure: PlatformFailure) => void = () => undefined;
         const failed = new Promise<PlatformFailure>((resolve) => (fail = resolve));
         const timeout = this.options.functionTimeout;
@@ -114,11 +118,14 @@ export class Invoker {
             // Once the function has started: the platform fails an invocation that is running.
             if (fault) setImmediate(() => fail(fault.failure));
         }
+        const run = this.holds.wait(invocationId, functionName).then((go) => (go ? start() : undefined));
         try {
             const first = await Promise.race([run.then((outcome) => ({ outcome })), failed.then((failure) => ({ failure }))]);
-            if ('outcome' in first) return first.outcome;
-            const message = platformFailureMessage(first.failure, functionName, timeout?.text ?? '00:10:00');
-            const source = PLATFORM_EXCEPTION[first.failure];
+            if ('outcome' in first && first.outcome !== undefined) return first.outcome;
+            const failure = 'failure' in first ? first.failure : 'worker-exit';
+            this.holds.drop(invocationId);
+            const message = platformFailureMessage(failure, functionName, timeout?.text ?? '00:10:00');
+            const source = PLATFORM_EXCEPTION[failure];
             this.sink({
                 level: 'error',
                 category: 'system',
@@ -126,16 +133,17 @@ export class Invoker {
                 invocationId,
                 message: `Exception while executing function: Functions.${functionName}. ${source}: ${message}`,
             });
-            void run.then((late) =>
+            void run.then((late) => {
+                if (late === undefined) return;
                 this.sink({
                     level: 'warning',
                     category: 'host',
                     functionName,
                     invocationId,
-                    message: `The invocation failed (${first.failure}) before the function ended; its ${late.ok ? 'result' : 'error'} is discarded. The Functions host would have restarted the worker process instead.`,
-                })
-            );
-            return { ok: false, invocationId, error: { message, source }, platform: first.failure };
+                    message: `The invocation failed (${failure}) before the function ended; its ${late.ok ? 'result' : 'error'} is discarded. The Functions host would have restarted the worker process instead.`,
+                });
+            });
+            return { ok: false, invocationId, error: { message, source }, platform: failure };
         } finally {
             if (timer) clearTimeout(timer);
             this.#inFlight.delete(invocationId);

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FAULT_PATH } from '@mcp-mining/devhost';
-import { type AppOnAzurite, CHAIN_22, describeOnEachBackend, pollUntilDone, quickRedelivery, startAppOnAzurite } from '@mcp-mining/testkit';
+import { type AppOnAzurite, CHAIN_22, describeOnEachBackend, invocationHolds, pollUntilDone, quickRedelivery, startAppOnAzurite } from '@mcp-mining/testkit';
 
 /**
  * A range that fails while other ranges of its block are in flight (the worker exits under it, as on Azure) is
@@ -42,27 +42,29 @@ describeOnEachBackend('a range failing with others in flight', (backend) => {
         ((await client.callTool({ name, arguments: args })) as CallToolResult).structuredContent as unknown as Status;
 
     test('is retried, and the run completes with the sequential chain', async () => {
-        const started = await call('start_mining', { difficulty: 22, blocks: CHAIN_22.length });
-        assert.equal(started.status, 'running');
-        // Block 0's first range goes alone; from the third MineBlock on, the window is open.
-        const executions = () => app.host.stderr.split('\n').filter((line) => line.includes('MineBlock')).length;
-        let injected = 0;
-        for (let tries = 0; injected < 2 && tries < 400; tries++) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            if (executions() < 3) continue;
+        // Held ranges wait in flight, so "others in flight" is a state the test waits for (devhost/worker/holds.ts).
+        const holds = invocationHolds(app.host.url);
+        await holds.hold('MineBlock');
+        try {
+            const started = await call('start_mining', { difficulty: 22, blocks: 1 });
+            assert.equal(started.status, 'running');
+            // Block 0's first range goes alone; once it is done, the window opens.
+            await holds.waitForHeld('MineBlock', 1);
+            await holds.release('MineBlock');
+            await holds.waitForHeld('MineBlock', 2);
             const res = await fetch(new URL(FAULT_PATH, app.host.url), {
                 method: 'POST',
                 headers: { 'content-type': 'application/json' },
                 body: JSON.stringify({ fault: 'worker-exit', function: 'MineBlock' }),
             });
-            // 200: an in-flight invocation failed; 202 would arm the next one, which is as good.
-            if (res.status === 200 || res.status === 202) injected++;
+            assert.equal(res.status, 200, 'the oldest held range failed, with another still in flight');
             await res.text();
-            await new Promise((resolve) => setTimeout(resolve, 400));
+            await holds.stop('MineBlock');
+            const done = await pollUntilDone((id) => call('get_mining_result', { workflow_id: id }), started.workflow_id);
+            assert.equal(done.status, 'completed', JSON.stringify(done));
+            assert.deepEqual(done.result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_22.slice(0, 1));
+        } finally {
+            await holds.stop('MineBlock');
         }
-        assert.ok(injected > 0, 'no fault was injected');
-        const done = await pollUntilDone((id) => call('get_mining_result', { workflow_id: id }), started.workflow_id);
-        assert.equal(done.status, 'completed', JSON.stringify(done));
-        assert.deepEqual(done.result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })), CHAIN_22);
     });
 });
