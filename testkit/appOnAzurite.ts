@@ -14,24 +14,27 @@ export interface AppOnAzurite {
 /**
  * The function app of this repository on the local host with Durable state in an Azurite of its own
  * and a task hub of its own, as `npm start` runs it; `env` adds or overrides app settings, `host` sets
- * host options (function keys, log level).
+ * host options (function keys, log level). With `host.azurite`, a second app (other settings, a task hub of its
+ * own) on another app's Azurite, which its stop() leaves running.
  */
 export async function startAppOnAzurite(
     hubPrefix: string,
     env: Record<string, string> = {},
-    host: Pick<SpawnHostOptions, 'functionKey' | 'args' | 'durable'> = {}
+    host: Pick<SpawnHostOptions, 'functionKey' | 'args' | 'durable'> & { azurite?: TestAzurite } = {}
 ): Promise<AppOnAzurite> {
-    const azurite = await startTestAzurite(host.durable === 'extension' ? 'all' : 'table');
+    const { azurite: shared, ...options } = host;
+    const azurite = shared ?? (await startTestAzurite(host.durable === 'extension' ? 'all' : 'table'));
+    const stopAzurite = () => (shared === undefined ? azurite.stop() : Promise.resolve());
     let spawned: SpawnedHost;
     try {
         spawned = await spawnHost({
-            ...host,
+            ...options,
             app: repoRoot,
             storage: 'azure',
             env: { AzureWebJobsStorage: azurite.connectionString, TASKHUB_NAME: uniqueHubName(hubPrefix), ...env },
         });
     } catch (error) {
-        await azurite.stop();
+        await stopAzurite();
         throw error;
     }
     return {
@@ -40,7 +43,7 @@ export async function startAppOnAzurite(
         mcpUrl: new URL(`${spawned.url}/api/mcp`),
         async stop() {
             await spawned.stop();
-            await azurite.stop();
+            await stopAzurite();
         },
     };
 }
