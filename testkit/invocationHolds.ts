@@ -33,6 +33,15 @@ export function invocationHolds(hostUrl: string) {
         stop: (fn: string) => post({ action: 'stop', function: fn }),
         state,
         held: heldOf,
+        /** Runs `body` with `fn` held, then lets every held invocation of it run: work that stays running costs no CPU. */
+        async holding<T>(fn: string, body: () => Promise<T>): Promise<T> {
+            await post({ action: 'hold', function: fn });
+            try {
+                return await body();
+            } finally {
+                await post({ action: 'stop', function: fn });
+            }
+        },
         /** The held invocations of `fn` once at least `count` wait; rejects after `timeoutMs`. */
         async waitForHeld(fn: string, count = 1, timeoutMs = 60_000): Promise<string[]> {
             let ids: string[] = [];

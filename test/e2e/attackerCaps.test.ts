@@ -81,6 +81,19 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         return ids;
     }
 
+    /** For a failure: when each workflow still running was created and what the host logged of it. */
+    async function overCapEvidence(ids: string[]): Promise<string> {
+        const lines = [`over the cap, ${ids.length} still running:`];
+        for (const id of ids) {
+            const response = await fetch(`${app.host.url}/runtime/webhooks/durabletask/instances/${id}?showHistory=true`);
+            const status = (await response.json()) as { createdTime?: string; lastUpdatedTime?: string; runtimeStatus?: string; historyEvents?: Array<{ EventType?: string }> };
+            const events = (status.historyEvents ?? []).map((e) => e.EventType).join(',');
+            lines.push(`${id}: ${status.runtimeStatus} created ${status.createdTime} updated ${status.lastUpdatedTime} history ${events}`);
+            for (const line of app.host.stderr.split('\n').filter((l) => l.includes(id)).slice(0, 8)) lines.push(`    ${line.slice(0, 300)}`);
+        }
+        return lines.join('\n');
+    }
+
     test(`${ATTEMPTS} concurrent starts leave at most ${CAP} running; the rest are refused with the cap, no 5xx; another tenant is unaffected`, { timeout: 330_000 }, async () => {
         const answers: Answer[] = [];
         const refusalMs: number[] = [];
@@ -139,6 +152,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
             await new Promise((resolve) => setTimeout(resolve, 250));
             running = await activeIds(MALLORY);
         }
+        if (running.length > CAP) console.log(await overCapEvidence(running));
         assert.ok(running.length <= CAP, `${running.length} of mallory's workflows still run`);
         assert.equal((await activeIds(BOB)).length, 1);
         // And a start now is refused at once, before anything starts.

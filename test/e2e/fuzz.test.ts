@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AppOnAzurite, describeOnEachBackend, FuzzGenerator, type FuzzRequest, rawRequest, type RawResponse, repoRoot, type SpawnedHost, startAppOnAzurite, until } from '@mcp-mining/testkit';
+import { type AppOnAzurite, describeOnEachBackend, FuzzGenerator, type FuzzRequest, pollUntilDone, rawRequest, type RawResponse, repoRoot, type SpawnedHost, startAppOnAzurite, until } from '@mcp-mining/testkit';
 
 /**
  * Bad input over real HTTP: thousands of generated malformed requests against the app on the local host
@@ -165,7 +165,13 @@ describe('fuzz: malformed requests over HTTP never get a 5xx or leak internals',
         try {
             const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 2 } })) as CallToolResult;
             assert.notEqual(result.isError, true, JSON.stringify(result.content));
-            const status = result.structuredContent as { status: string; result?: { blocks: unknown[] } };
+            type Answer = { status: string; workflow_id: string; result?: { blocks: unknown[] } };
+            // The budget is short (the fuzz's own starts must not wait long), so the run may end after it: poll.
+            const started = result.structuredContent as Answer;
+            const status = await pollUntilDone(async (workflow_id) => {
+                const polled = (await client.callTool({ name: 'get_mining_result', arguments: { workflow_id } })) as CallToolResult;
+                return polled.structuredContent as Answer;
+            }, started.workflow_id);
             assert.equal(status.status, 'completed');
             assert.equal(status.result?.blocks.length, 2);
         } finally {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AppOnAzurite, describeOnEachBackend, envelope2026, type JsonRpcAnswer, type Mined, postRaw2026, rawRequest, repoRoot, resultProblems, type SpawnedHost, spawnHost, startAppOnAzurite, uniqueHubName, until } from '@mcp-mining/testkit';
+import { type AppOnAzurite, describeOnEachBackend, envelope2026, invocationHolds, type JsonRpcAnswer, type Mined, postRaw2026, rawRequest, repoRoot, resultProblems, type SpawnedHost, spawnHost, startAppOnAzurite, uniqueHubName, until } from '@mcp-mining/testkit';
 
 /**
  * Promises of docs/contract.md and docs/security.md that no other test held (a bug planted in each left the
@@ -70,7 +70,7 @@ describe('task paths and 2026 clients (docs/contract.md, docs/client-authors.md)
 
     before(async () => {
         // Memory storage and the TypeScript engine: these are about the protocol, not the Durable backend.
-        host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('promises'), WAIT_BUDGET_SECONDS: '3', POLL_AFTER_SECONDS: '1' } });
+        host = await spawnHost({ app: repoRoot, env: { TASKHUB_NAME: uniqueHubName('promises'), WAIT_BUDGET_SECONDS: '20', POLL_AFTER_SECONDS: '1' } });
         mcpUrl = new URL(`${host.url}/api/mcp`);
     });
     after(async () => {
@@ -151,14 +151,16 @@ describe('task paths and 2026 clients (docs/contract.md, docs/client-authors.md)
         const client = new Client({ name: 'held-promises-poll', version: '1.0.0' });
         await client.connect(new StreamableHTTPClientTransport(mcpUrl));
         clients.push(client);
-        // About 2^30 attempts: still running after the 3 s budget and the read after it.
-        const first = structured(await client.callTool({ name: 'start_mining', arguments: { difficulty: 30, blocks: 1 } }));
-        assert.equal(first.status, 'running', JSON.stringify(first));
-        assert.equal(first.poll_after_seconds, 1);
-        const polled = structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: first.workflow_id } }));
-        assert.equal(polled.status, 'running');
-        assert.equal(polled.poll_after_seconds, 1);
-        await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: first.workflow_id } });
+        // Its ranges held in flight (devhost/worker/holds.ts): still running after the budget and the read after it.
+        await invocationHolds(host.url).holding('MineBlock', async () => {
+            const first = structured(await client.callTool({ name: 'start_mining', arguments: { difficulty: 30, blocks: 1 } }));
+            assert.equal(first.status, 'running', JSON.stringify(first));
+            assert.equal(first.poll_after_seconds, 1);
+            const polled = structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: first.workflow_id } }));
+            assert.equal(polled.status, 'running');
+            assert.equal(polled.poll_after_seconds, 1);
+            await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: first.workflow_id } });
+        });
     });
 
     test('a request body nested 64 levels deep is served; 65 is refused with 400 (docs/security.md)', async () => {
@@ -212,8 +214,10 @@ describeOnEachBackend('WAIT_BUDGET_SECONDS=0 (docs/contract.md)', (backend) => {
     });
 
     test('start_mining answers at once with the handle, running, and the workflow goes on', async () => {
+        // Held (devhost/worker/holds.ts), the run cannot end, so only a wait could have made this call slow.
+        const holds = invocationHolds(app.host.url);
+        await holds.hold('MineBlock');
         const started = performance.now();
-        // About 2^30 attempts: minutes of mining, so only a wait could have made this call slow.
         const first = structured(await client.callTool({ name: 'start_mining', arguments: { difficulty: 30, blocks: 1 } }));
         const ms = performance.now() - started;
         assert.equal(first.status, 'running', JSON.stringify(first));
@@ -225,5 +229,6 @@ describeOnEachBackend('WAIT_BUDGET_SECONDS=0 (docs/contract.md)', (backend) => {
         const polled = structured(await client.callTool({ name: 'get_mining_result', arguments: { workflow_id: first.workflow_id } }));
         assert.equal(polled.status, 'running');
         await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: first.workflow_id } });
+        await holds.stop('MineBlock');
     });
 });

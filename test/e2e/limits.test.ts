@@ -18,7 +18,7 @@ describeOnEachBackend('workflow limits end to end', (backend) => {
     let client: Client;
 
     before(async () => {
-        app = await startAppOnAzurite(`limits${backend}`, { WAIT_BUDGET_SECONDS: '2', MAX_WORKFLOW_SECONDS: '600' }, { durable: backend });
+        app = await startAppOnAzurite(`limits${backend}`, { WAIT_BUDGET_SECONDS: '20', MAX_WORKFLOW_SECONDS: '600' }, { durable: backend });
         client = new Client({ name: 'e2e-limits', version: '1.0.0' });
         await client.connect(new StreamableHTTPClientTransport(app.mcpUrl));
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ALL_JOBS, type AppOnAzurite, type Block, chainProblems, describeOnEachBackend, JOB_FIXTURES, startAppOnAzurite, until, untilProcessIdle } from '@mcp-mining/testkit';
+import { ALL_JOBS, type AppOnAzurite, type Block, chainProblems, describeOnEachBackend, invocationHolds, JOB_FIXTURES, startAppOnAzurite, until, untilProcessIdle } from '@mcp-mining/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -141,17 +141,25 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
     test('progress notifications arrive during the budgeted wait, and resetTimeoutOnProgress outlives a short client timeout', async () => {
         const client = await connect();
         const progress: Progress[] = [];
-        // A run that outlasts the wait budget (64 blocks of about 2^21 hashes plus an orchestration round trip
-        // each), with a block done every fraction of a second even with one core taken by something else (a
-        // block ten times slower than average still comes within the timeout): the call lasts about the
-        // budget (10 s), well past the client's 5 s timeout, which each notification resets.
+        // Its blocks held (devhost/worker/holds.ts) and let go one a second: the run outlasts the wait budget on
+        // any machine, and a block ends every second or so: the call lasts the budget (10 s), well past the
+        // client's 5 s timeout, which each notification resets.
+        const holds = invocationHolds(app.host.url);
+        await holds.hold('MineBlock');
+        const pacer = setInterval(() => void holds.release('MineBlock').catch(() => undefined), 1000);
         const timeout = 5000;
         const started = Date.now();
-        const result = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 21, blocks: 64 } }, CallToolResultSchema, {
-            onprogress: (p) => progress.push(p),
-            timeout,
-            resetTimeoutOnProgress: true,
-        })) as CallToolResult;
+        const result = await (async () => {
+            try {
+                return (await client.callTool({ name: 'start_mining', arguments: { difficulty: 8, blocks: 64 } }, CallToolResultSchema, {
+                    onprogress: (p) => progress.push(p),
+                    timeout,
+                    resetTimeoutOnProgress: true,
+                })) as CallToolResult;
+            } finally {
+                clearInterval(pacer);
+            }
+        })();
         const elapsed = Date.now() - started;
         assert.ok(elapsed > timeout, `the call took ${elapsed} ms, longer than the ${timeout} ms timeout`);
         assert.ok(['running', 'completed'].includes(statusOf(result).status));
@@ -161,9 +169,9 @@ describeOnEachBackend('MCP Tasks, progress and resources over HTTP against the a
             assert.equal(p.message, p.progress === 0 ? 'Mining block 1 of 64' : `Mined block ${p.progress} of 64`);
             if (i > 0) assert.ok(p.progress > (progress[i - 1]?.progress ?? -1), 'progress increases');
         }
-        // The run goes on: stop it, and wait until its activity has stopped mining too, so that it does not
-        // slow the tests after this one.
+        // The run goes on: stop it, and let its held block go.
         await client.callTool({ name: 'cancel_mining', arguments: { workflow_id: statusOf(result).workflow_id } });
+        await holds.stop('MineBlock');
         await untilProcessIdle(app.host.pid, 'the host after cancel_mining');
     });
 
