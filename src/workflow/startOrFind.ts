@@ -38,6 +38,12 @@ export const SECOND_LOOK_MS = 3000;
 /** A withdraw's terminate is tried this many times: a workflow over the cap must not be left running by one lost request. */
 const WITHDRAW_ATTEMPTS = 3;
 
+/**
+ * A running workflow this old is past every look its own start made (a start may take BACKEND_CALL_TIMEOUT_MS, its
+ * looks SECOND_LOOK_MS, a withdraw WITHDRAW_ATTEMPTS timeouts): if it still ranks at or past the cap, it is a stray.
+ */
+const STRAY_AFTER_MS = 60_000;
+
 /** A status read of the caller's workflow: undefined when it is unknown or expired; rejects on a backend failure. */
 export type ReadWorkflow = (workflowId: string) => Promise<DurableStatusLike | undefined>;
 
@@ -243,7 +249,10 @@ async function admit(deps: WorkflowDeps, own: string | undefined): Promise<Start
     const tenantPrefix = `${deps.tenant.tag}-`;
     try {
         const count = await countActive(deps, { tenantPrefix }, cap, own);
-        if (count >= cap) return { kind: 'at_cap', count, cap };
+        if (count >= cap) {
+            void withdrawStrays(deps, tenantPrefix, cap);
+            return { kind: 'at_cap', count, cap };
+        }
     } catch (error) {
         return countRefusal(deps, 'counting running workflows', error);
     }
@@ -290,6 +299,34 @@ async function lookThenKeep(deps: WorkflowDeps, workflowId: string): Promise<Sta
         }
     }
     return undefined;
+}
+
+/** The tenants (by id prefix) whose strays this process is withdrawing now: one sweep each at a time, in a flood too. */
+const sweeping = new Set<string>();
+
+/**
+ * A refusal at the cap also withdraws the tenant's strays: running workflows past their own looks that rank at or
+ * past the cap. One arises when a start's withdraw gave up (a start that timed out and landed later than its looks
+ * at it, or a terminate lost WITHDRAW_ATTEMPTS times under load): its caller was refused, and nobody else would end
+ * it. The newest go first, so the ones kept are the ones handed out. Best effort, after the answer; failures logged.
+ */
+async function withdrawStrays(deps: WorkflowDeps, tenantPrefix: string, cap: number): Promise<void> {
+    if (sweeping.has(tenantPrefix)) return;
+    sweeping.add(tenantPrefix);
+    try {
+        const active = await listActive(deps, { tenantPrefix });
+        const now = (deps.wallNow ?? Date.now)();
+        const ranked = [...active].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1));
+        for (const [workflowId, created] of ranked.slice(cap)) {
+            if (now - created < STRAY_AFTER_MS) continue;
+            deps.log.warn(`start: ${workflowId} runs past the cap ${now - created} ms after it was created; withdrawn`);
+            await withdraw(deps, workflowId);
+        }
+    } catch (error) {
+        deps.log.warn(`start: could not look for workflows past the cap of ${tenantPrefix}`, error);
+    } finally {
+        sweeping.delete(tenantPrefix);
+    }
 }
 
 /** True when a read shows the workflow withdrawn by the cap check; a failed read shows nothing. */

@@ -135,6 +135,22 @@ describe('MAX_ACTIVE_WORKFLOWS: running workflows per tenant', () => {
         }
     });
 
+    it('a refusal at the cap withdraws a stray: a workflow past its looks that ranks past the cap (its withdraw gave up)', async () => {
+        const backend = new MemoryBackend();
+        const alice = await connect(backend, ALICE);
+        // Four running, created two minutes ago: the fourth's own withdraw was lost.
+        const minutes = (n: number) => new Date(backend.now - n * 60_000);
+        const ids = [4, 3, 2].map((ago, i) => backend.seed(`${ALICE.tag}-kept${i}`, { createdTime: minutes(ago) }));
+        const stray = backend.seed(`${ALICE.tag}-stray`, { createdTime: minutes(1.5) });
+        // One still young (its own looks are not over): left to them.
+        const young = backend.seed(`${ALICE.tag}-young`, { createdTime: new Date(backend.now - 1000) });
+        const refused = await alice.call({ difficulty: 4, blocks: 1 });
+        assert.match(text(refused), /MAX_ACTIVE_WORKFLOWS = 3/);
+        await until(() => backend.instances.get(stray)?.runtimeStatus === 'Terminated', 'the stray withdrawn');
+        assert.equal(backend.instances.get(stray)?.output, CAP_WITHDRAW_REASON);
+        assert.deepEqual(running(backend, ALICE).sort(), [...ids, young].sort());
+    });
+
     it('lets a keyed retry start again when its first start was withdrawn', async () => {
         const backend = new MemoryBackend();
         const alice = await connect(backend, ALICE);
