@@ -53,9 +53,21 @@ export function describeOnEachBackend(title: string, fn: (backend: Backend) => v
 /**
  * App settings for tests that interrupt the backend (a crash, a storage outage). On the real extension, work
  * whose queue message was taken before the interruption comes back when the message's visibility timeout
- * ends (5 minutes by default); these shorten it, as an app setting may. Nothing for the TypeScript engine.
+ * ends (5 minutes by default); these shorten it, as an app setting may: the work items' to `timeout`, the
+ * control queue's (an orchestration's own messages, read ahead) to its least, 1 minute. Nothing for the
+ * TypeScript engine. docs/local-host.md, "The crash window".
  */
 export function quickRedelivery(backend: Backend, timeout = '00:00:10'): Record<string, string> {
     if (backend === 'ts') return {};
-    return { AzureFunctionsJobHost__extensions__durableTask__storageProvider__workItemQueueVisibilityTimeout: timeout };
+    return {
+        AzureFunctionsJobHost__extensions__durableTask__storageProvider__workItemQueueVisibilityTimeout: timeout,
+        AzureFunctionsJobHost__extensions__durableTask__storageProvider__controlQueueVisibilityTimeout: '00:01:00',
+    };
 }
+
+/**
+ * How long, after a host on the real extension is killed and restarted, its orchestrations may wait to move
+ * again with `quickRedelivery`: the control queue's minute for messages the dead host read ahead, beside the
+ * 30 s partition lease, plus the restart. docs/local-host.md, "When one host dies".
+ */
+export const EXTENSION_TAKEOVER_MS = 150_000;
