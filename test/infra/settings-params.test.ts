@@ -87,6 +87,41 @@ describe('settings as azd environment values', { skip: bicepSkip }, () => {
         assert.equal(appSettingsOf({ enabledJobs: JOB_NAMES.join(',') })['ENABLED_JOBS'], JOB_NAMES.join(','));
     });
 
+    it('a setting left unset in the azd environment deploys the code\'s default, and the preprovision hook lets it pass; a bad one is refused by name', async () => {
+        const declared = template().parameters ?? {};
+        const fed = (readJson('infra/main.parameters.json') as { parameters: Record<string, { value: string }> }).parameters;
+        // What azd passes to the template for an environment: `${NAME}` is the value of NAME, an empty string when
+        // unset, and a parameter whose value is empty is left out so that its Bicep default applies
+        // (Azure/azure-dev#2896: "Has Default | ${ENV_VAR} | Empty string | No prompt, use bicep default value").
+        const azdParameters = (env: Record<string, string>): Record<string, Value> => {
+            const resolved: Record<string, Value> = {};
+            for (const name of USER_SETTINGS) {
+                const param = paramOf(name);
+                const value = (fed[param]?.value ?? '').replace(/\$\{([A-Z_]+)\}/g, (_m, v: string) => env[v] ?? '');
+                if (value === '') continue;
+                resolved[param] = declared[param]?.['type'] === 'int' ? Number(value) : value;
+            }
+            return resolved;
+        };
+        // The app's configuration from the deployed app settings, the derived ones (DERIVED) as the code's defaults.
+        const deployedConfig = (env: Record<string, string>) => {
+            const settings = Object.entries(appSettingsOf(azdParameters(env))).filter(([name]) => USER_SETTINGS.includes(name as SettingName));
+            return parseConfig({ TASKHUB_NAME: 'probe', ...Object.fromEntries(settings.map(([name, value]) => [name, String(value)])) });
+        };
+        const hook = (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/check-settings.mjs')).href)) as {
+            checkSettings(root: string, env: Record<string, string | undefined>): string | undefined;
+        };
+        const defaults = parseConfig({ TASKHUB_NAME: 'probe' });
+
+        const unset = Object.fromEntries(USER_SETTINGS.map((name) => [name, '']));
+        assert.equal(hook.checkSettings(repoRoot(), unset), undefined, 'the hook refuses an environment with every setting unset');
+        assert.deepEqual(deployedConfig(unset), defaults);
+        // One setting set, the rest unset: that one is deployed, the others keep the code's defaults.
+        assert.deepEqual(deployedConfig({ ...unset, WAIT_BUDGET_SECONDS: '7' }), { ...defaults, waitBudgetSeconds: 7 });
+        // A bad value is refused before anything is created, naming the setting.
+        assert.match(hook.checkSettings(repoRoot(), { ...unset, WAIT_BUDGET_SECONDS: 'soon' }) ?? '', /WAIT_BUDGET_SECONDS/);
+    });
+
     it('ENABLED_JOBS and the other settings: the preprovision hook refuses what the app would refuse at start, with the app\'s sentence', async () => {
         const hook = (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/check-settings.mjs')).href)) as {
             checkSettings(root: string, env: Record<string, string | undefined>): string | undefined;
