@@ -130,6 +130,16 @@ describe('ManagementApiClient', () => {
         assert.equal((await failure(client.startNew('MineChain', { instanceId: 'shared-k1', input: {} }))).status, 409);
     });
 
+    it('on the Durable Task Scheduler, a start on a Pending or Running id is the same 409', async () => {
+        // Its backend throws OrchestrationAlreadyExistsException (Azure/Durable-Task-Scheduler#40, this message), which
+        // the extension's HttpApiHandler.HandleStartOrchestratorRequestAsync answers with 409 Conflict and the
+        // exception's message (docs/contract.md, "Idempotency keys"): the claim and the start take it as refused.
+        answer = (_req, res) => json(res, 409, { Message: "An Orchestration instance with the status 'Running' already exists." });
+        const error = await failure(client.startNew('KeyClaim', { instanceId: 'claim-shared-k1', input: {} }));
+        assert.ok(error instanceof DurableHttpError);
+        assert.equal(error.status, 409);
+    });
+
     it('terminates with the reason as one encoded query value; 410 (already ended) is no error', async () => {
         answer = (_req, res) => res.writeHead(202).end();
         await client.terminate('shared-abc', 'cancel_mining: cancelled & gone');
