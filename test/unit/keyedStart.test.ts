@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, type Config } from '../../src/config';
-import { KEY_REUSED } from '../../src/mcp/refusalText';
+import { BACKEND_UNAVAILABLE, KEY_REUSED } from '../../src/mcp/refusalText';
 import { keyedWorkflowId } from '../../src/workflow/ids';
 import { isKeyClaimId, KEY_CLAIM, keyClaimId } from '../../src/workflow/keyClaim';
 import { SHARED_TENANT } from '../../src/workflow/tenant';
@@ -306,6 +306,23 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         const input = backend.instances.get(id)?.input as { difficulty?: number; blocks?: number } | undefined;
         assert.deepEqual({ difficulty: input?.difficulty, blocks: input?.blocks }, { difficulty: 4, blocks: 1 }, "the other call's workflow, as it ran");
         assert.equal(workflowStarts(backend), 1);
+    });
+
+    it('a claim that was started but cannot be read back is "unavailable" at once: no holder wait, no key_busy, nothing started', async () => {
+        const backend = new MemoryBackend();
+        const id = keyedWorkflowId(SHARED_TENANT, KEY);
+        const getStatus = backend.getStatus.bind(backend);
+        let claimReads = 0;
+        backend.getStatus = async (instanceId: string) => {
+            if (instanceId === keyClaimId(id) && ++claimReads > 0) throw serverError();
+            return getStatus(instanceId);
+        };
+        const client = await connect(backend);
+        const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
+        assert.deepEqual(outcome, { error: BACKEND_UNAVAILABLE });
+        // One read of the claim: the call did not wait on a holder it cannot see.
+        assert.equal(claimReads, 1);
+        assert.equal(workflowStarts(backend), 0);
     });
 
     it("a call held off by a claim whose holder never starts (it died) is told to retry, and starts nothing", async () => {
