@@ -39,6 +39,13 @@ function documentedSettings(): string[] {
     return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] ?? '');
 }
 
+/** infra/hooks/check-settings.mjs, the preprovision hook, as the tests call it. */
+async function preprovisionHook(): Promise<{ checkSettings(root: string, env: Record<string, string | undefined>): string | undefined }> {
+    return (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/check-settings.mjs')).href)) as {
+        checkSettings(root: string, env: Record<string, string | undefined>): string | undefined;
+    };
+}
+
 describe('settings as azd environment values', { skip: bicepSkip }, () => {
     it('docs/contract.md lists exactly the settings the code reads', () => {
         assert.deepEqual([...documentedSettings()].sort(), [...SETTING_NAMES].sort());
@@ -108,9 +115,7 @@ describe('settings as azd environment values', { skip: bicepSkip }, () => {
             const settings = Object.entries(appSettingsOf(azdParameters(env))).filter(([name]) => USER_SETTINGS.includes(name as SettingName));
             return parseConfig({ TASKHUB_NAME: 'probe', ...Object.fromEntries(settings.map(([name, value]) => [name, String(value)])) });
         };
-        const hook = (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/check-settings.mjs')).href)) as {
-            checkSettings(root: string, env: Record<string, string | undefined>): string | undefined;
-        };
+        const hook = await preprovisionHook();
         const defaults = parseConfig({ TASKHUB_NAME: 'probe' });
 
         const unset = Object.fromEntries(USER_SETTINGS.map((name) => [name, '']));
@@ -123,9 +128,7 @@ describe('settings as azd environment values', { skip: bicepSkip }, () => {
     });
 
     it('ENABLED_JOBS and the other settings: the preprovision hook refuses what the app would refuse at start, with the app\'s sentence', async () => {
-        const hook = (await import(pathToFileURL(join(repoRoot(), 'infra/hooks/check-settings.mjs')).href)) as {
-            checkSettings(root: string, env: Record<string, string | undefined>): string | undefined;
-        };
+        const hook = await preprovisionHook();
         const check = (env: Record<string, string | undefined>) => hook.checkSettings(repoRoot(), env);
         // azd hands an unset value over as an empty string: the template then uses the code's default.
         assert.equal(check({ ENABLED_JOBS: '', MAX_WORK: '' }), undefined);

@@ -314,8 +314,9 @@ describe('start_mining: a keyed race on a backend that keeps the first start sil
         const getStatus = backend.getStatus.bind(backend);
         let claimReads = 0;
         backend.getStatus = async (instanceId: string) => {
-            if (instanceId === keyClaimId(id) && ++claimReads > 0) throw serverError();
-            return getStatus(instanceId);
+            if (instanceId !== keyClaimId(id)) return getStatus(instanceId);
+            claimReads++;
+            throw serverError();
         };
         const client = await connect(backend);
         const outcome = await plainStart(client, { difficulty: 5, blocks: 2 });
