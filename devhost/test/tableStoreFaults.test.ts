@@ -13,7 +13,9 @@ import { startTestAzurite, type TestAzurite, uniqueHubName, until } from '@mcp-m
  * row gone is reported as such (not retried forever), and the instance can be written back from memory.
  */
 
-const RENEW_MS = 50;
+// Renewed every millisecond: each renewal outlasts the tick, so a tick always comes while one is in
+// flight (two renewals that raced each other once took a vanished row back twice, and lost it).
+const RENEW_MS = 1;
 
 // One Azurite for the file; each suite has a task hub of its own.
 let azurite: TestAzurite;

@@ -24,6 +24,8 @@ export interface TableLeaseOptions {
 export class TableLease {
     #etag: string | undefined;
     #renewTimer: NodeJS.Timeout | undefined;
+    /** The renewal in flight: a tick that comes while one runs is skipped, so two never race each other. */
+    #renewing: Promise<void> | undefined;
     readonly #owner = `${hostname()}:${process.pid}`;
 
     constructor(
@@ -34,12 +36,15 @@ export class TableLease {
     /** Takes the lease and keeps renewing it until `release()`. */
     async take(): Promise<void> {
         await this.#acquire();
-        this.#renewTimer = setInterval(() => void this.#renew(), this.options.renewEveryMs ?? RENEW_EVERY_MS);
+        this.#renewTimer = setInterval(() => {
+            this.#renewing ??= this.#renew().finally(() => (this.#renewing = undefined));
+        }, this.options.renewEveryMs ?? RENEW_EVERY_MS);
         this.#renewTimer.unref();
     }
 
     async release(): Promise<void> {
         clearInterval(this.#renewTimer);
+        await this.#renewing;
         if (this.#etag) {
             // Best effort and brief: a lease left behind frees itself once this process is gone.
             await this.table
@@ -107,22 +112,26 @@ export class TableLease {
 
     /** After a failed renewal: takes the lease row back if it is gone or still names this host. */
     async #reclaim(): Promise<'this host' | 'another host'> {
-        let current: { Owner?: string; etag?: string };
-        try {
-            current = await this.table.getEntity<{ Owner?: string }>(LEASE_PARTITION, LEASE_ROW);
-        } catch (err) {
-            if (statusOf(err) !== 404) throw err;
+        // Twice at most: a row created between this host's read and its create is read again, not taken
+        // for another host's (it may be this host's own, written back by storage that came back).
+        for (let attempt = 0; ; attempt++) {
+            let current: { Owner?: string; etag?: string };
             try {
-                this.#etag = (await this.table.createEntity(this.#row())).etag;
-                return 'this host';
-            } catch (createErr) {
-                if (statusOf(createErr) === 409) return 'another host';
-                throw createErr;
+                current = await this.table.getEntity<{ Owner?: string }>(LEASE_PARTITION, LEASE_ROW);
+            } catch (err) {
+                if (statusOf(err) !== 404) throw err;
+                try {
+                    this.#etag = (await this.table.createEntity(this.#row())).etag;
+                    return 'this host';
+                } catch (createErr) {
+                    if (statusOf(createErr) === 409 && attempt === 0) continue;
+                    throw createErr;
+                }
             }
+            if (current.Owner !== this.#owner) return 'another host';
+            this.#etag = (await this.table.updateEntity(this.#row(), 'Replace', { etag: current.etag ?? '*' })).etag;
+            return 'this host';
         }
-        if (current.Owner !== this.#owner) return 'another host';
-        this.#etag = (await this.table.updateEntity(this.#row(), 'Replace', { etag: current.etag ?? '*' })).etag;
-        return 'this host';
     }
 }
 
