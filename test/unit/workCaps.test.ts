@@ -9,7 +9,7 @@ import { countFailedText, countUnsupportedText } from '../../src/mcp/refusalText
 import { expectedAttempts, MINING, overWorkText } from '../../src/jobs/mining/job';
 import type { InstancePage, InstanceQuery } from '../../src/workflow/workflowClient';
 import { keyedWorkflowId } from '../../src/workflow/ids';
-import { keyClaimId } from '../../src/workflow/keyClaim';
+import { isKeyClaimId, KEY_CLAIM, keyClaimId } from '../../src/workflow/keyClaim';
 import { principalTenant, type Tenant } from '../../src/workflow/tenant';
 import { DurableHttpError } from '../../src/workflow/durableHttpError';
 import { FakeClock, MemoryLog, notFoundOnRead, serverError, workflowStarts } from './helpers/fakes';
@@ -363,6 +363,54 @@ describe('MAX_ACTIVE_WORKFLOWS_TOTAL and MAX_STARTS_PER_MINUTE', () => {
         assert.notEqual((await alice.call({ difficulty: 4, blocks: 1 })).isError, true);
         const query = backend.calls.filter((c) => c.method === 'listInstances').map((c) => c.args[0] as InstanceQuery).find((q) => q.createdTimeFrom !== undefined);
         assert.equal(query?.instanceIdPrefix, `${ALICE.tag}-`);
+    });
+});
+
+describe('key claims are bookkeeping, not work', () => {
+    it('many keyed starts in flight (their claims in force) count in no cap: not the total, not a caller\'s running count, not its rate', async () => {
+        // Small caps: four claims in force would fill each of them twice over if they were counted.
+        const config = parseConfig({
+            TASKHUB_NAME: 'unittests',
+            WAIT_BUDGET_SECONDS: '0',
+            MAX_ACTIVE_WORKFLOWS: '2',
+            MAX_ACTIVE_WORKFLOWS_TOTAL: '2',
+            MAX_STARTS_PER_MINUTE: '2',
+        });
+        const backend = new MemoryBackend();
+        // Each keyed call is held between winning its key's claim and starting its workflow.
+        const startNew = backend.startNew.bind(backend);
+        const held: Array<() => void> = [];
+        let holding = true;
+        backend.startNew = async (name, options) => {
+            if (holding && name !== KEY_CLAIM) await new Promise<void>((resolve) => held.push(resolve));
+            return startNew(name, options);
+        };
+        const alice = await connect(backend, ALICE, config);
+        const bob = await connect(backend, BOB, config);
+        const keyed = Array.from({ length: 4 }, (_, i) => alice.call({ difficulty: 4, blocks: 1, idempotency_key: `k${i}` }));
+        await until(() => held.length === 4, 'four keyed calls held at their workflow start, each holding its claim');
+        const claims = [...backend.instances.values()].filter((i) => isKeyClaimId(i.instanceId ?? '') && i.runtimeStatus === 'Running');
+        assert.equal(claims.length, 4);
+        holding = false;
+
+        // The total (2) and Alice's own caps (2 running, 2 starts a minute) are empty of work: two plain starts fit.
+        const bobs = await bob.call({ difficulty: 4, blocks: 1 });
+        assert.notEqual(bobs.isError, true, text(bobs));
+        const alices = await alice.call({ difficulty: 4, blocks: 1 });
+        assert.notEqual(alices.isError, true, text(alices));
+        // And the total is full now: a third caller is refused by it, with the count of work only.
+        const carol = await connect(backend, principalTenant('aad', 'carol'), config);
+        const refused = await carol.call({ difficulty: 4, blocks: 1 });
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /MAX_ACTIVE_WORKFLOWS_TOTAL = 2/);
+
+        // The held calls go on: their workflows meet full caps and are withdrawn; work stays within the total.
+        for (const go of held.splice(0)) go();
+        for (const result of await Promise.all(keyed)) assert.equal(result.isError, true, text(result));
+        const working = [...backend.instances.values()].filter(
+            (i) => !isKeyClaimId(i.instanceId ?? '') && (ACTIVE_STATUSES as readonly string[]).includes(i.runtimeStatus)
+        );
+        assert.equal(working.length, 2);
     });
 });
 
