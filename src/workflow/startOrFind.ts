@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { BACKEND_CALL_TIMEOUT_MS, withTimeout } from './backendCall';
 import { budgetedWait, systemClock } from './budgetedWait';
 import { runsOrchestrator, timeMs, type DurableStatusLike } from './durableStatus';
@@ -338,16 +339,54 @@ async function isWithdrawnNow(deps: WorkflowDeps, workflowId: string): Promise<b
     }
 }
 
-/** Terminates a workflow started over a cap, retrying a failed request (each failure logged). */
+/** Terminates a workflow started over a cap, retrying a failed request (each failure logged); then watches that it ends. */
 async function withdraw(deps: WorkflowDeps, workflowId: string): Promise<void> {
     for (let attempt = 1; attempt <= WITHDRAW_ATTEMPTS; attempt++) {
         try {
             await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+            void watchWithdrawal(deps, workflowId);
             return;
         } catch (error) {
             deps.log.error(`start: could not withdraw ${workflowId} (attempt ${attempt} of ${WITHDRAW_ATTEMPTS})`, error);
         }
     }
+}
+
+/** A sent withdraw is checked this long after it, then at twice the wait each time, up to WITHDRAW_CHECK_MAX_MS… */
+const WITHDRAW_CHECK_FIRST_MS = 2_000;
+const WITHDRAW_CHECK_MAX_MS = 60_000;
+/** …for as long as a workflow over the cap could otherwise run on (MAX_WORK at a shared core's rate, with room). */
+const WITHDRAW_WATCH_MS = 60 * 60_000;
+
+/**
+ * A terminate that was answered can still not be applied (the real extension applies it at its next poll of the
+ * instance's control queue; a message lost with a crashed host or storage that came back older is never applied).
+ * Until the workflow ends, it is read again with a growing wait, and while it still runs the terminate is sent again,
+ * each time logged with its count. Best effort, after the answer; bounded by WITHDRAW_WATCH_MS.
+ */
+async function watchWithdrawal(deps: WorkflowDeps, workflowId: string): Promise<void> {
+    const clock = deps.clock ?? systemClock;
+    // Unreferenced on the system clock: a watch never keeps a process from exiting.
+    const sleep = deps.clock ? (ms: number) => deps.clock?.sleep(ms) : (ms: number) => delay(ms, undefined, { ref: false });
+    const started = clock.now();
+    let resends = 0;
+    for (let wait = WITHDRAW_CHECK_FIRST_MS; clock.now() - started < WITHDRAW_WATCH_MS; wait = Math.min(wait * 2, WITHDRAW_CHECK_MAX_MS)) {
+        await sleep(wait);
+        try {
+            const now = await withTimeout(deps.client.getStatus(workflowId, { showInput: false }), BACKEND_CALL_TIMEOUT_MS, 'A status read');
+            if (!(ACTIVE_STATUSES as readonly string[]).includes(now.runtimeStatus) && now.runtimeStatus !== 'Suspended') {
+                if (resends > 0) deps.log.warn(`start: the withdraw of ${workflowId} was applied after ${resends + 1} terminates`);
+                return;
+            }
+            resends++;
+            deps.log.warn(`start: ${workflowId} still runs ${Math.round(clock.now() - started)} ms after its withdraw; terminate sent again (resend ${resends})`);
+            await withTimeout(deps.client.terminate(workflowId, CAP_WITHDRAW_REASON), BACKEND_CALL_TIMEOUT_MS, 'The terminate request');
+        } catch (error) {
+            if (isNotFoundError(error)) return;
+            deps.log.warn(`start: the check of ${workflowId}'s withdraw failed; checked again later`, error);
+        }
+    }
+    deps.log.error(`start: ${workflowId} still ran ${WITHDRAW_WATCH_MS / 60_000} min after its withdraw (${resends} terminates sent again); left to the strays' sweep`);
 }
 
 /**

@@ -366,6 +366,32 @@ describe('MAX_ACTIVE_WORKFLOWS_TOTAL and MAX_STARTS_PER_MINUTE', () => {
     });
 });
 
+describe('a withdraw that was answered and not applied', () => {
+    it('is sent again until the workflow ends, each resend logged with its count', async () => {
+        const backend = new MemoryBackend();
+        // The first terminate of each workflow is answered and lost (as a control-queue message a crashed host had read).
+        const terminate = backend.terminate.bind(backend);
+        const lost = new Set<string>();
+        backend.terminate = async (instanceId, reason) => {
+            if (lost.has(instanceId)) return terminate(instanceId, reason);
+            lost.add(instanceId);
+            backend.calls.push({ method: 'terminate', args: [instanceId, reason] });
+        };
+        const alice = await connect(backend, ALICE);
+        const results = await Promise.all(Array.from({ length: 8 }, () => alice.call({ difficulty: 4, blocks: 1 })));
+        const refused = results.filter((r) => r.isError === true);
+        assert.ok(refused.length >= 5, `${refused.length} of 8 refused at the cap of 3`);
+        assert.ok(lost.size >= 5, `${lost.size} withdraws lost`);
+        await until(() => running(backend, ALICE).length <= 3, 'the lost withdraws are sent again and applied');
+        for (const id of lost) {
+            const status = backend.instances.get(id);
+            assert.equal(status?.runtimeStatus, 'Terminated', id);
+            assert.ok(backend.calls.filter((c) => c.method === 'terminate' && c.args[0] === id).length >= 2, `${id}: its terminate sent again`);
+        }
+        assert.ok(alice.log.lines.some((line) => /terminate sent again \(resend 1\)/.test(String(line[1]))));
+    });
+});
+
 describe('key claims are bookkeeping, not work', () => {
     it('many keyed starts in flight (their claims in force) count in no cap: not the total, not a caller\'s running count, not its rate', async () => {
         // Small caps: four claims in force would fill each of them twice over if they were counted.
