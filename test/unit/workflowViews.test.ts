@@ -116,19 +116,16 @@ describe('what a view shows of an answer', () => {
     });
 });
 
-/** A RunWatch over scripted tool answers and timers run by hand. */
-function watched(answers: Record<string, Array<ToolAnswer | Error>>) {
+/** A RunWatch over the given tool call and timers run by hand. */
+function watchWith(callTool: (name: string) => Promise<ToolAnswer>) {
     const calls: string[] = [];
     const shown: string[] = [];
     const notes: Array<string | undefined> = [];
     const timers: Array<{ run: () => void; ms: number; cleared: boolean }> = [];
     const watch = new RunWatch(SPEC, miningView, {
-        async callTool(name) {
+        callTool(name) {
             calls.push(name);
-            const next = answers[name]?.shift();
-            if (next === undefined) throw new Error(`no answer scripted for ${name}`);
-            if (next instanceof Error) throw next;
-            return next;
+            return callTool(name);
         },
         show: (model) => shown.push(model.label),
         note: (text) => notes.push(text),
@@ -147,11 +144,37 @@ function watched(answers: Record<string, Array<ToolAnswer | Error>>) {
         assert.ok(timer, 'a poll is scheduled');
         timer.cleared = true;
         timer.run();
-        await new Promise((resolve) => setImmediate(resolve));
+        await settled();
         return timer.ms;
     };
     const pending = () => timers.filter((t) => !t.cleared).length;
     return { watch, calls, shown, notes, fire, pending };
+}
+
+/** Lets the watch take in what was just answered. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A RunWatch over scripted tool answers. */
+function watched(answers: Record<string, Array<ToolAnswer | Error>>) {
+    return watchWith(async (name) => {
+        const next = answers[name]?.shift();
+        if (next === undefined) throw new Error(`no answer scripted for ${name}`);
+        if (next instanceof Error) throw next;
+        return next;
+    });
+}
+
+/** A RunWatch whose tool calls are held until the test answers them, in any order: `answer(i, …)` answers the i-th call. */
+function heldWatch() {
+    const held: Array<(answer: ToolAnswer) => void> = [];
+    const w = watchWith(() => new Promise<ToolAnswer>((resolve) => held.push(resolve)));
+    const answer = async (call: number, reply: ToolAnswer) => {
+        const resolve = held[call];
+        assert.ok(resolve, `call ${call} was sent`);
+        resolve(reply);
+        await settled();
+    };
+    return { ...w, answer };
 }
 
 describe('how a view follows its run', () => {
@@ -185,6 +208,46 @@ describe('how a view follows its run', () => {
         assert.match(w.notes.at(-1) ?? '', /did not answer\. Trying again in 8 s/);
         assert.equal(await w.fire(), 8000);
         assert.deepEqual(w.shown, ['running', 'completed']);
+    });
+
+    it('a poll sent before Cancel and answered after it is not shown: the view stays cancelled and polls no more', async () => {
+        const w = heldWatch();
+        w.watch.accept(running());
+        await w.fire();
+        const cancelling = w.watch.cancel();
+        assert.deepEqual(w.calls, ['get_mining_result', 'cancel_mining']);
+        await w.answer(1, cancelled);
+        await cancelling;
+        await w.answer(0, running({ done: 2 }));
+        assert.deepEqual(w.shown, ['running', 'cancelled']);
+        assert.equal(w.watch.current?.phase, 'cancelled');
+        assert.equal(w.pending(), 0);
+    });
+
+    it('nor after a completed: a run seen completed (Cancel came too late) never goes back to running', async () => {
+        const w = heldWatch();
+        w.watch.accept(running());
+        await w.fire();
+        const cancelling = w.watch.cancel();
+        await w.answer(1, completed);
+        await cancelling;
+        await w.answer(0, running({ done: 3 }));
+        assert.deepEqual(w.shown, ['running', 'completed']);
+        assert.equal(w.watch.current?.phase, 'completed');
+        assert.equal(w.pending(), 0);
+    });
+
+    it('an overtaken poll is dropped even when it answers before the Cancel does', async () => {
+        const w = heldWatch();
+        w.watch.accept(running());
+        await w.fire();
+        const cancelling = w.watch.cancel();
+        await w.answer(0, running({ done: 2 }));
+        assert.deepEqual(w.shown, ['running'], 'the old answer is not shown over the cancel under way');
+        assert.equal(w.pending(), 0, 'nor does it schedule a poll');
+        await w.answer(1, cancelled);
+        await cancelling;
+        assert.deepEqual(w.shown, ['running', 'cancelled']);
     });
 
     it('stops when the host tears the view down', async () => {
