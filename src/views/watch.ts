@@ -45,6 +45,8 @@ export class RunWatch {
     /** An answer to show: the tool result the view was opened with, or one of its own calls. */
     accept(answer: ToolAnswer): void {
         if (this.stopped) return;
+        // A run's end is final on the server, so whatever comes after it (a late tool result, a second Cancel's answer) is older.
+        if (this.model?.closed === true && this.model.phase !== 'error') return;
         const model = modelOf(this.spec, this.renderer, answer);
         // A poll that failed (the backend did not answer) is not the run's end: keep what was known, and try again.
         if (model.phase === 'error' && this.model !== undefined && !this.model.closed) return this.retry(model.problem);

@@ -250,6 +250,23 @@ describe('how a view follows its run', () => {
         assert.deepEqual(w.shown, ['running', 'cancelled']);
     });
 
+    it('an answer that says running after the run was seen to end does not reopen it (a late tool result, a second Cancel)', async () => {
+        for (const end of [completed, cancelled]) {
+            const w = heldWatch();
+            w.watch.accept(running());
+            const first = w.watch.cancel();
+            const second = w.watch.cancel();
+            await w.answer(0, end);
+            await w.answer(1, running({ done: 3 }));
+            await Promise.all([first, second]);
+            w.watch.accept(running());
+            const label = modelOf(SPEC, miningView, end).label;
+            assert.deepEqual(w.shown, ['running', label]);
+            assert.equal(w.watch.current?.label, label);
+            assert.equal(w.pending(), 0, 'nothing polls a closed run');
+        }
+    });
+
     it('stops when the host tears the view down', async () => {
         const w = watched({});
         w.watch.accept(running());
