@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 
 /**
  * What every benchmark module shares: its options, the machine it ran on, and running standalone.
- * A module measures and returns its figures; bench/report/ turns them into its BENCHMARKS.md section.
+ * A module measures and returns its figures; bench/report/ turns them into its BENCHMARKS.md section. The figures'
+ * types are in bench/figures/, imported by both: a module run alone imports its report, so the report must not
+ * import the module back (test/unit/benchImports.test.ts holds bench/ to no import circle).
  */
 
 export interface BenchOptions {

@@ -9,9 +9,9 @@
  * orchestration, completionLag, pastBudget, statusReads and scaleOut run the real Durable extension beside the TypeScript
  * engine where the .NET SDK is installed (not with --smoke); without it their extension rows are skipped, saying why.
  *
- * Each module (bench/modules.ts) measures and returns its figures; its template in bench/report/ renders them as
- * a section starting with `## <Title>`, whose "Result:" lines go to the summary. Each also runs on its own
- * (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured side by side in the same
+ * Each module (bench/modules.ts) measures and returns its figures (their types: bench/figures/); its template in
+ * bench/report/ renders them as a section starting with `## <Title>`, whose "Result:" lines go to the summary. Each
+ * also runs on its own (`node dist/bench/<module>.js`). Every figure is a ratio against a reference measured side by side in the same
  * run, because these machines are noisy. The defaults (DEFAULT_DIFFICULTY, RANGE_SIZE, PARALLEL_RANGES) are a
  * documented decision (docs/how-it-works.md, "Defaults and why"): a run only says whether they still meet their rules.
  */

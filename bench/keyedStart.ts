@@ -10,23 +10,12 @@
 import { type BenchApp, withAppOnEachBackend } from './appHost';
 import type { Backend } from './backends';
 import { type BenchOptions, load1, runIfMain } from './common';
+import type { KeyedStartFigures, StartKind } from './figures/keyedStart';
 import { renderKeyedStart } from './report/keyedStart';
 
 /** A run long enough never to end inside a round: 4 blocks at 26 bits (about 3 s of mining on two idle cores). */
 const ARGS = { difficulty: 26, blocks: 4 };
 const SETTINGS = { WAIT_BUDGET_SECONDS: '0' };
-
-export type StartKind = 'unkeyed' | 'keyed' | 'retry' | 'racingPair';
-export const START_KINDS: readonly StartKind[] = ['unkeyed', 'keyed', 'retry', 'racingPair'];
-
-export interface KeyedStartFigures {
-    rounds: number;
-    loadBefore: number;
-    loadAfter: number;
-    /** Milliseconds per call, by backend and kind. */
-    calls: Record<Backend, Record<StartKind, number[]>>;
-    extensionSkipped: string | false;
-}
 
 let keys = 0;
 const freshKey = () => `bench-${process.pid}-${Date.now().toString(36)}-${keys++}`;

@@ -15,20 +15,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Mined, resultProblems, startAppOnAzurite } from '@mcp-mining/testkit';
-import { load1, machine, type Machine, printSection } from './common';
+import { load1, machine, printSection } from './common';
+import type { LoadFigures, LoadSettings, ToolName } from './figures/load';
 import { renderLoad } from './report/load';
 
-export interface LoadOptions {
-    /** Concurrent clients, each starting one run; default 50, at most 200. */
-    clients?: number;
-    /** Difficulty of every run; default 20 (a few seconds per run when 50 share two cores with the SIMD kernel). */
-    difficulty?: number;
-    /** The host's WAIT_BUDGET_SECONDS; default 1, so start_mining answers `running` and the poll path is used. */
-    waitBudgetSeconds?: number;
-    /** Between a client's polls; default 500 ms (faster than the 5 s hint, to load the endpoint). */
-    pollIntervalMs?: number;
-    /** Everything stops by then; runs not finished count as lost. Default 240 s. */
-    deadlineSeconds?: number;
+/** LoadSettings, each optional (measureLoad fills in the defaults), and where progress goes. */
+export interface LoadOptions extends Partial<LoadSettings> {
     /** Progress lines; default none. */
     log?: (line: string) => void;
 }
@@ -38,10 +30,6 @@ interface Status {
     workflow_id: string;
     result?: Mined;
 }
-
-export type ToolName = 'start_mining' | 'get_mining_result';
-
-export type LoadSettings = Required<Omit<LoadOptions, 'log'>>;
 
 interface Tally {
     latencies: Record<ToolName, number[]>;
@@ -88,23 +76,6 @@ async function oneClient(url: URL, i: number, opts: LoadSettings, tally: Tally, 
     } finally {
         await client.close().catch(() => undefined);
     }
-}
-
-export interface LoadFigures {
-    /** The options the run took, defaults filled in. */
-    settings: LoadSettings;
-    machine: Machine;
-    loadBefore: number;
-    loadAfter: number;
-    totalMs: number;
-    /** Milliseconds of every call per tool; get_mining_result's is empty when every start answered `completed`. */
-    latencies: Record<ToolName, number[]>;
-    completed: number;
-    /** start_mining calls that answered `running` (the poll path was used). */
-    startedRunning: number;
-    /** Each lost run and each error, in words. */
-    lost: string[];
-    errors: string[];
 }
 
 /** Runs the load test and returns its figures. */

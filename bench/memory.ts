@@ -7,27 +7,13 @@
  */
 import { residentBytes, withApp } from './appHost';
 import { type BenchOptions, load1, runIfMain, sleep } from './common';
+import type { MemoryFigures } from './figures/memory';
 import { renderMemory } from './report/memory';
 
 /** Starts in flight at once. */
 const IN_FLIGHT = 8;
 /** How many of the started workflows are asked whether they still run. */
 const SAMPLE = 20;
-
-export interface MemoryFigures {
-    /** Workflows started. */
-    count: number;
-    inFlight: number;
-    loadBefore: number;
-    loadAfter: number;
-    /** The host's RSS warmed up and idle, and with `count` workflows running; NaN where /proc cannot tell. */
-    idleBytes: number;
-    loadedBytes: number;
-    /** Seconds to start them all. */
-    startSeconds: number;
-    /** Of a sample of the started workflows, how many were still running when measured. */
-    sample: { asked: number; running: number };
-}
 
 export async function measureMemory(opts: BenchOptions): Promise<MemoryFigures> {
     const count = opts.smoke ? 20 : opts.quick ? 200 : 1000;

@@ -18,40 +18,10 @@ import { parseConfig } from '../src/config';
 import { GENESIS } from '../src/jobs/mining/hashRule';
 import { SearchPool } from '../src/jobs/mining/search';
 import { type BenchOptions, load1, optionsFromArgv, printSection } from './common';
+import type { ChainRun, MiningFigures } from './figures/mining';
 import { PROBE_MESSAGE_BYTES } from './kernelProbe';
 import { RECORDED_ATTEMPTS } from './recordedAttempts';
 import { renderMining } from './report/mining';
-
-export interface ChainRun {
-    difficulty: number;
-    attempts: number;
-    seconds: number;
-}
-
-export interface MiningFigures {
-    loadBefore: number;
-    loadAfter: number;
-    rounds: number;
-    /** Seconds each kernel and pool measurement runs. */
-    secondsEach: number;
-    /** Whether the contenders were pinned to CPU 0 (taskset exists). */
-    pinned: boolean;
-    messageBytes: number;
-    threads: number;
-    /** False where `openssl` is not installed: its lists are empty. */
-    hasOpenssl: boolean;
-    /** Hashes per CPU second of each round, one thread each; plain runs in the first round only. */
-    kernel: { openssl: number[]; wasm: number[]; crypto: number[]; plain: number[] };
-    /** Hashes per second of each round: the pool with one thread and with `threads`, and `openssl speed -multi`. */
-    pool: { one: number[]; all: number[]; opensslAll: number[] };
-    chainLength: number;
-    /** The highest difficulty mined here; above it the attempts are RECORDED_ATTEMPTS'. */
-    maxChainDifficulty: number;
-    /** The default chain mined at each difficulty from 18, in order. */
-    chains: ChainRun[];
-    /** The app's defaults the DEFAULT_DIFFICULTY rule is read against (src/config.ts). */
-    config: { defaultDifficulty: number; waitBudgetSeconds: number; pollAfterSeconds: number };
-}
 
 /** A command pinned to CPU 0 when taskset exists, so OpenSSL and the kernels share one core. */
 function pinned(command: string, args: string[]): [string, string[], boolean] {

@@ -11,6 +11,7 @@ import { resultProblems, type Mined } from '@mcp-mining/testkit';
 import { type BenchApp, withAppOnEachBackend } from './appHost';
 import type { Backend } from './backends';
 import { type BenchOptions, load1, runIfMain, sleep } from './common';
+import type { PastBudgetFigures, PastBudgetRun } from './figures/pastBudget';
 import { renderPastBudget } from './report/pastBudget';
 import { workflowEndMs } from './workflowEnd';
 
@@ -24,33 +25,6 @@ const BLOCKS = 4;
 const SETTINGS = { WAIT_BUDGET_SECONDS: '1', POLL_AFTER_SECONDS: '1' };
 /** A run that has not ended by then is a failure of the bench, not a figure. */
 const RUN_DEADLINE_MS = 120_000;
-
-/** One run, in milliseconds. */
-export interface PastBudgetRun {
-    /** From sending start_mining to the answer that says `completed`. */
-    toCompleted: number;
-    /** The start_mining call alone (about the budget, by design). */
-    startCall: number;
-    /** get_mining_result calls, the last one included (a count, not milliseconds). */
-    polls: number;
-    /** The workflow's own length, first to last episode. */
-    elapsed: number;
-    /** From the workflow's end (its ExecutionCompleted event) to the answer that says so. */
-    seenAfterEnd: number;
-    /** toCompleted less elapsed: what the backend and the polling add to the mining, run by run. */
-    beyondElapsed: number;
-}
-
-export interface PastBudgetFigures {
-    rounds: number;
-    difficulty: number;
-    blocks: number;
-    loadBefore: number;
-    loadAfter: number;
-    runs: Record<Backend, PastBudgetRun[]>;
-    /** Why the extension did not run, or false. */
-    extensionSkipped: string | false;
-}
 
 interface Answer {
     status?: string;

@@ -9,20 +9,8 @@ import { availableParallelism } from 'node:os';
 import { withApp } from './appHost';
 import { type BenchOptions, load1, runIfMain, sleep } from './common';
 import { cpuSeconds, waitUntilBusy, waitUntilQuiet } from './cpu';
+import type { ResponsivenessFigures } from './figures/responsiveness';
 import { renderResponsiveness } from './report/responsiveness';
-
-export interface ResponsivenessFigures {
-    rounds: number;
-    /** Calls per phase of a round. */
-    calls: number;
-    loadBefore: number;
-    loadAfter: number;
-    /** Milliseconds of every call with nothing mining, and with a workflow mining on every worker. */
-    idle: number[];
-    loaded: number[];
-    /** The most CPUs the host used during a loaded phase; NaN where /proc cannot tell. */
-    busyCores: number;
-}
 
 export async function measureResponsiveness(opts: BenchOptions): Promise<ResponsivenessFigures> {
     const rounds = opts.smoke ? 1 : opts.quick ? 2 : 4;

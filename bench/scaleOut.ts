@@ -14,21 +14,11 @@ import { parseConfig } from '../src/config';
 import type { BenchApp } from './appHost';
 import { type Backend, extensionUnavailable, startBenchAzurite } from './backends';
 import { type BenchOptions, load1, runIfMain } from './common';
-import { measurePinnedHosts, type PinnedHostsFigures } from './pinnedHosts';
-import { measureRangeCost, type RangeCostFigures } from './rangeCost';
+import type { ScaleOutFigures } from './figures/scaleOut';
+import { measurePinnedHosts } from './pinnedHosts';
+import { measureRangeCost } from './rangeCost';
 import { renderScaleOut } from './report/scaleOut';
-import { type ScaleModelFigures, scaleModelFigures } from './scaleModelFigures';
-
-export interface ScaleOutFigures {
-    loadBefore: number;
-    loadAfter: number;
-    /** Why the extension did not run (no extension rows, no pinned hosts), or false. */
-    extensionSkipped: string | false;
-    rangeCost: RangeCostFigures;
-    /** Undefined when the extension did not run, or with --smoke. */
-    pinned: PinnedHostsFigures | undefined;
-    model: ScaleModelFigures;
-}
+import { scaleModelFigures } from './scaleModelFigures';
 
 export async function measureScaleOut(opts: BenchOptions): Promise<ScaleOutFigures> {
     const loadBefore = load1();

@@ -17,6 +17,7 @@ import { isTerminal, type DurableStatusLike } from '../src/workflow/durableStatu
 import type { WorkflowClient } from '../src/workflow/workflowClient';
 import { type Backend, skipReason, startAppOnAzurite } from '@mcp-mining/testkit';
 import { type BenchOptions, load1, runIfMain } from './common';
+import type { StatusReadsFigures, StatusReadsRow } from './figures/statusReads';
 import { hostDurableClient } from './hostClient';
 import { renderStatusReads } from './report/statusReads';
 
@@ -28,28 +29,6 @@ const SCHEDULES: ReadonlyArray<readonly ['old' | 'new', BackoffOptions]> = [
 
 /** The whole-budget wait: the tool's default 20 s; --smoke waits 2 s, which says nothing of the target. */
 const wholeWaitMs = (opts: BenchOptions) => (opts.smoke ? 2_000 : 20_000);
-
-export interface StatusReadsRow {
-    backend: Backend;
-    schedule: 'old' | 'new';
-    backoff: BackoffOptions;
-    /** Per run: from its end to the read that saw it, in milliseconds, and the reads its wait made. */
-    lags: number[];
-    reads: number[];
-    /** Reads in one wait of the whole budget on a run that outlasts it. */
-    readsInWholeWait: number;
-}
-
-export interface StatusReadsFigures {
-    difficulties: number[];
-    blockCounts: number[];
-    wholeWaitMs: number;
-    loadBefore: number;
-    loadAfter: number;
-    rows: StatusReadsRow[];
-    /** The backends that did not run, each with its reason. */
-    skipped: Array<{ backend: Backend; reason: string }>;
-}
 
 async function waitCounting(client: WorkflowClient, id: string, backoff: BackoffOptions, budgetMs: number) {
     let reads = 0;

@@ -30,6 +30,7 @@ import type { WorkflowClient } from '../src/workflow/workflowClient';
 import { UNCAPPED, withApp } from './appHost';
 import { bareHandler } from './bareMcpServer';
 import { type BenchOptions, load1, runIfMain, sleep } from './common';
+import type { CallId, CallRates, ThroughputFigures } from './figures/throughput';
 import { hostDurableClient } from './hostClient';
 import { McpHttp } from './mcpHttp';
 import { renderThroughput } from './report/throughput';
@@ -40,7 +41,6 @@ const FOREIGN_ID = 'p0123456789abcdef0123-00000000-0000-4000-8000-000000000000';
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', host: 'localhost:7071' };
 
 /** The four calls, in the order they are measured and shown. */
-export type CallId = 'toolsList' | 'getNotFound' | 'getCompleted' | 'startInline';
 type Call = { id: CallId; method: string; params: (knownId: string) => Record<string, unknown> };
 const CALLS: readonly Call[] = [
     { id: 'toolsList', method: 'tools/list', params: () => ({}) },
@@ -48,25 +48,6 @@ const CALLS: readonly Call[] = [
     { id: 'getCompleted', method: 'tools/call', params: (id) => ({ name: 'get_mining_result', arguments: { workflow_id: id } }) },
     { id: 'startInline', method: 'tools/call', params: () => ({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } }) },
 ];
-
-/** Calls per second of one call, each round's, the app's and the bare server's (through the host also behind a forward proxy). */
-export interface CallRates {
-    call: CallId;
-    app: number[];
-    bare: number[];
-    proxied?: number[];
-}
-
-export interface ThroughputFigures {
-    /** Calls in flight through the local host (in process: one at a time). */
-    inFlight: number;
-    loadBefore: number;
-    loadAfter: number;
-    inProcess: CallRates[];
-    throughHost: CallRates[];
-    /** Mean milliseconds, one at a time: a completed get, and its Durable status read alone. */
-    share: { readMs: number; getMs: number } | undefined;
-}
 
 /** Calls per second of `call` over `seconds`, `inFlight` at a time. */
 async function rate(call: () => Promise<void>, seconds: number, inFlight: number): Promise<number> {

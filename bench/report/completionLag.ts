@@ -1,5 +1,5 @@
 import type { Backend } from '../backends';
-import type { CompletionLagFigures } from '../completionLag';
+import type { CompletionLagFigures } from '../figures/completionLag';
 import { max, min, percentile } from '../stats';
 import { BACKEND_LABEL, bold, loads, met, ms, result, verdict } from './format';
 

@@ -1,5 +1,5 @@
 import type { Backend } from '../backends';
-import { type KeyedStartFigures, START_KINDS, type StartKind } from '../keyedStart';
+import { type KeyedStartFigures, START_KINDS, type StartKind } from '../figures/keyedStart';
 import { percentile } from '../stats';
 import { BACKEND_LABEL, bold, loads, ms, ratio, result, times } from './format';
 

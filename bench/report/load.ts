@@ -1,4 +1,4 @@
-import type { LoadFigures, ToolName } from '../load';
+import type { LoadFigures, ToolName } from '../figures/load';
 import { max, percentile } from '../stats';
 import { fmt, met, ms, result } from './format';
 

@@ -1,4 +1,4 @@
-import type { MemoryFigures } from '../memory';
+import type { MemoryFigures } from '../figures/memory';
 import { bold, fmt, isFigure, loads, ratio, result } from './format';
 
 const MB = 1024 * 1024;

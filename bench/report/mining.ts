@@ -1,4 +1,4 @@
-import type { MiningFigures } from '../mining';
+import type { MiningFigures } from '../figures/mining';
 import { checkDefaultDifficulty, MAX_OVERRUN_SECONDS, runsOnTwoCores } from '../rules/defaultDifficulty';
 import { upperMedian } from '../stats';
 import { bold, DEFAULTS_DOC, fmt, isFigure, met, mhs, ratio, result, times, verdict } from './format';

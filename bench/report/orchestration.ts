@@ -1,4 +1,4 @@
-import { ORCHESTRATION_HOSTS, WAIT_QUERY, type OrchestrationFigures, type OrchestrationHost } from '../orchestration';
+import { ORCHESTRATION_HOSTS, WAIT_QUERY, type OrchestrationFigures, type OrchestrationHost } from '../figures/orchestration';
 import { percentile } from '../stats';
 import { bold, loads, met, ms, ratio, result, times, verdict } from './format';
 

@@ -1,5 +1,5 @@
 import type { Backend } from '../backends';
-import type { PastBudgetFigures, PastBudgetRun } from '../pastBudget';
+import type { PastBudgetFigures, PastBudgetRun } from '../figures/pastBudget';
 import { percentile } from '../stats';
 import { BACKEND_LABEL, bold, loads, ms, ratio, result, times } from './format';
 

@@ -1,4 +1,4 @@
-import type { ResponsivenessFigures } from '../responsiveness';
+import type { ResponsivenessFigures } from '../figures/responsiveness';
 import { percentile } from '../stats';
 import { bold, fmt, isFigure, loads, met, ms, ratio, result, times, verdict } from './format';
 

@@ -1,8 +1,8 @@
 import type { Backend } from '../backends';
+import type { ScaleOutFigures } from '../figures/scaleOut';
 import type { PinnedHostsFigures, PinnedRun } from '../pinnedHosts';
 import type { RangeCostFigures } from '../rangeCost';
 import { RECORDED_ATTEMPTS } from '../recordedAttempts';
-import type { ScaleOutFigures } from '../scaleOut';
 import { median } from '../stats';
 import { BACKEND_LABEL, bold, fmt, met, ms, pow2, ratio, result, s, times, verdict } from './format';
 import { renderScaleModel } from './scaleModel';

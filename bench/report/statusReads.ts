@@ -1,5 +1,5 @@
 import type { BackoffOptions } from '../../src/workflow/budgetedWait';
-import type { StatusReadsFigures } from '../statusReads';
+import type { StatusReadsFigures } from '../figures/statusReads';
 import { mean, percentile } from '../stats';
 import { fmt, loads, met, ms, result } from './format';
 

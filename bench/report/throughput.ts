@@ -1,5 +1,5 @@
+import type { CallId, CallRates, ThroughputFigures } from '../figures/throughput';
 import { mean } from '../stats';
-import type { CallId, CallRates, ThroughputFigures } from '../throughput';
 import { bold, fmt, isFigure, loads, met, ratio, result, times, verdict } from './format';
 
 const TARGET_IN_PROCESS = 0.8;
