@@ -67,6 +67,17 @@ export function renderDocument(run: RunFigures, sections: readonly RenderedSecti
     ].join('\n');
 }
 
+/** The title of the hand-written section on the test suite's times (not a benchmark module's): a full run keeps it. */
+export const SUITE_TITLE = '## The suite';
+
+/** The old file's hand-written suite section, if it has one, for a full run to carry over. */
+export function suiteSection(doc: string): string | undefined {
+    const start = doc.indexOf(`\n${SUITE_TITLE}\n`);
+    if (start < 0) return undefined;
+    const next = doc.indexOf('\n## ', start + SUITE_TITLE.length + 1);
+    return doc.slice(start + 1, next < 0 ? undefined : next).trimEnd();
+}
+
 /**
  * BENCHMARKS.md with each given section put in place of the section of the same title (or appended), and each
  * module's summary rows in place of its old ones (or at the table's end).

@@ -5,6 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '@mcp-mining/testkit';
+import { SUITE_TITLE, suiteSection } from '../../bench/report/document';
 import { renderCompletionLag } from '../../bench/report/completionLag';
 import { renderLoad } from '../../bench/report/load';
 import { renderMemory } from '../../bench/report/memory';
@@ -90,5 +94,15 @@ describe('bench/report/ with figures that were not taken', () => {
         for (const [name, markdown] of sections) assertWords(name, markdown);
         // The load section says why get_mining_result has no latency, as a smoke run's often has not.
         assert.match(sections.find(([name]) => name === 'load')?.[1] ?? '', /not measured: no poll in this run/);
+    });
+});
+
+describe("BENCHMARKS.md's hand-written suite section", () => {
+    it('is found in the file as it stands, and a full run carries it over whole', () => {
+        const doc = readFileSync(join(repoRoot, 'BENCHMARKS.md'), 'utf8');
+        const suite = suiteSection(doc);
+        assert.ok(suite?.startsWith(`${SUITE_TITLE}\n`), 'BENCHMARKS.md has "## The suite"');
+        assert.equal(suiteSection(`# B\n\n## mining\n\nx\n\n${suite}\n\n## load\n\ny\n`), suite);
+        assert.equal(suiteSection('# B\n\n## mining\n'), undefined);
     });
 });
