@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { FunctionRoute } from '../http/routeTable';
 import { StreamProxy } from '../http/streamProxy';
 import type { LogRecord } from '../logger';
-import type { InvocationInit, InvocationOutcome, Invoker } from '../worker/invoke';
+import type { Invoker } from '../worker/invoke';
 import { fixtureApp, spawnHost, type SpawnedHost } from '@mcp-mining/testkit';
+import { FakeInvoker, frontDoor, urlOf } from './support/frontDoorHarness';
 
 /**
  * Requests and answers the local host lost between a client and the app, each reproduced deterministically.
@@ -34,58 +33,6 @@ import { fixtureApp, spawnHost, type SpawnedHost } from '@mcp-mining/testkit';
 function stallLoop(ms: number): void {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
-
-interface Pending {
-    settle: (outcome: InvocationOutcome) => void;
-}
-
-/** The invoker's side of stream mode: an invocation completes when the test (as the library) says so. */
-class FakeInvoker {
-    readonly pending = new Map<string, Pending>();
-    invoke(init: InvocationInit): Promise<InvocationOutcome> {
-        const invocationId = init.invocationId ?? randomUUID();
-        return new Promise((settle) => this.pending.set(invocationId, { settle }));
-    }
-    complete(invocationId: string): void {
-        this.pending.get(invocationId)?.settle({ ok: true, invocationId, response: { invocationId, outputData: [] } });
-        this.pending.delete(invocationId);
-    }
-    /** Ends what was never answered (a request the library never received), so nothing is left waiting. */
-    failAll(): void {
-        for (const [invocationId, { settle }] of this.pending) settle({ ok: false, invocationId, error: { message: 'ended by the test' } });
-        this.pending.clear();
-    }
-}
-
-const ROUTE = { name: 'fn', triggerName: 'req', fn: { metadata: { functionId: 'fn', name: 'fn' } } } as unknown as FunctionRoute;
-
-/** The host's front door reduced to the stream proxy, on a port of its own. */
-async function frontDoor(proxy: StreamProxy): Promise<Server & { stop(): Promise<void> }> {
-    const server = createServer((req, res) => {
-        res.on('error', () => undefined);
-        void proxy.serve({
-            req,
-            res,
-            url: new URL(req.url ?? '/', 'http://127.0.0.1'),
-            route: ROUTE,
-            params: {},
-            invocationId: randomUUID(),
-            extraInputs: [],
-            maxRequestBodyBytes: 1024 * 1024,
-        });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return Object.assign(server, {
-        stop: () =>
-            new Promise<void>((done) => {
-                server.close(() => done());
-                server.closeAllConnections();
-            }),
-    });
-}
-
-const urlOf = (server: { address(): unknown }) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 describe('stream proxy: an answer the library produced reaches the client', () => {
     const closers: (() => unknown)[] = [];
@@ -114,7 +61,8 @@ describe('stream proxy: an answer the library produced reaches the client', () =
         });
         library.listen(0, '127.0.0.1');
         await once(library, 'listening');
-        const front = await frontDoor(proxyFor(`${urlOf(library)}/`));
+        const proxy = proxyFor(`${urlOf(library)}/`);
+        const front = await frontDoor((request) => proxy.serve(request));
         closers.push(() => front.stop(), () => new Promise((done) => library.close(done)));
 
         const res = await fetch(`${urlOf(front)}/api/fn`);
@@ -146,7 +94,8 @@ describe('stream proxy: an answer the library produced reaches the client', () =
         });
         library.listen(0, '127.0.0.1');
         await once(library, 'listening');
-        const front = await frontDoor(proxyFor(`${urlOf(library)}/`));
+        const proxy = proxyFor(`${urlOf(library)}/`);
+        const front = await frontDoor((request) => proxy.serve(request));
         closers.push(
             () => front.stop(),
             () => {
