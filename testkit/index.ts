@@ -24,6 +24,7 @@ export * from './processIdle';
 export * from './raw2026';
 export * from './rawHttp';
 export * from './runNode';
+export * from './slowReader';
 export * from './replaySafety';
 export * from './spawnHost';
 export * from './testAzurite';
