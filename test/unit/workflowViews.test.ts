@@ -210,32 +210,25 @@ describe('how a view follows its run', () => {
         assert.deepEqual(w.shown, ['running', 'completed']);
     });
 
-    it('a poll sent before Cancel and answered after it is not shown: the view stays cancelled and polls no more', async () => {
-        const w = heldWatch();
-        w.watch.accept(running());
-        await w.fire();
-        const cancelling = w.watch.cancel();
-        assert.deepEqual(w.calls, ['get_mining_result', 'cancel_mining']);
-        await w.answer(1, cancelled);
-        await cancelling;
-        await w.answer(0, running({ done: 2 }));
-        assert.deepEqual(w.shown, ['running', 'cancelled']);
-        assert.equal(w.watch.current?.phase, 'cancelled');
-        assert.equal(w.pending(), 0);
-    });
-
-    it('nor after a completed: a run seen completed (Cancel came too late) never goes back to running', async () => {
-        const w = heldWatch();
-        w.watch.accept(running());
-        await w.fire();
-        const cancelling = w.watch.cancel();
-        await w.answer(1, completed);
-        await cancelling;
-        await w.answer(0, running({ done: 3 }));
-        assert.deepEqual(w.shown, ['running', 'completed']);
-        assert.equal(w.watch.current?.phase, 'completed');
-        assert.equal(w.pending(), 0);
-    });
+    // The Cancel's answer is the run's end either way: cancelled, or completed when the Cancel came too late.
+    for (const [title, end, done, phase] of [
+        ['a poll sent before Cancel and answered after it is not shown: the view stays cancelled and polls no more', cancelled, 2, 'cancelled'],
+        ['nor after a completed: a run seen completed (Cancel came too late) never goes back to running', completed, 3, 'completed'],
+    ] as const) {
+        it(title, async () => {
+            const w = heldWatch();
+            w.watch.accept(running());
+            await w.fire();
+            const cancelling = w.watch.cancel();
+            assert.deepEqual(w.calls, ['get_mining_result', 'cancel_mining']);
+            await w.answer(1, end);
+            await cancelling;
+            await w.answer(0, running({ done }));
+            assert.deepEqual(w.shown, ['running', phase]);
+            assert.equal(w.watch.current?.phase, phase);
+            assert.equal(w.pending(), 0);
+        });
+    }
 
     it('an overtaken poll is dropped even when it answers before the Cancel does', async () => {
         const w = heldWatch();
