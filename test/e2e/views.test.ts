@@ -81,8 +81,10 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             const seen: Array<{ phase: string; done?: number }> = [];
             const deadline = Date.now() + 300_000;
             for (;;) {
-                const now = (await host.phase()) ?? 'none';
+                // The count first, then the phase: a view that completes between the two reads is then seen completed,
+                // never as running with every block done.
                 const progress = await host.progress();
+                const now = (await host.phase()) ?? 'none';
                 seen.push({ phase: now, ...(progress === undefined ? {} : { done: progress.done }) });
                 if (now === 'running' && progress !== undefined) await onRunning?.(progress.done);
                 if (now === phase) return seen;
