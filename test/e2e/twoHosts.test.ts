@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { awaitBalancedPartitions, CHAIN_22, CHAIN_25, crash, executions, JOINING, type Mined, partitionOwners, pollUntilDone, resultProblems, skipReason, type SpawnedHost, startTwoHosts, type TwoHosts, workerName } from '@mcp-mining/testkit';
+import { awaitBalancedPartitions, CHAIN_12, CHAIN_22, crash, executions, invocationHolds, JOINING, type Mined, partitionOwners, pollUntilDone, resultProblems, skipReason, type SpawnedHost, startTwoHosts, type TwoHosts, until, workerName } from '@mcp-mining/testkit';
 
 /**
  * Two hosts on one task hub, on the real Durable extension (issue 21, point 3): the MCP SDK's client over HTTP
@@ -69,7 +69,7 @@ describe('two extension hosts on one task hub: a host that joins takes work', { 
     let pair: TwoHosts;
     let caller: Caller | undefined;
     before(async () => {
-        pair = await startTwoHosts('join', { ...JOINING.env, WAIT_BUDGET_SECONDS: '0' }, JOINING.cpus ? { cpus: JOINING.cpus } : {});
+        pair = await startTwoHosts('join', { ...JOINING.env, WAIT_BUDGET_SECONDS: '0' });
         // Both hosts ready: each runs its task hub worker and holds its two partitions (the second steals its share
         // over tens of seconds; until then the first orchestrates everything).
         await awaitBalancedPartitions(pair);
@@ -82,10 +82,25 @@ describe('two extension hosts on one task hub: a host that joins takes work', { 
     test("the first fanned-out run after both hosts are ready executes ranges on both, with the known chain", async () => {
         const [a, b] = pair.hosts;
         caller = await Caller.on(a, 'alice');
-        const started = await caller.status('start_mining', JOINING.run);
+        // MineBlock held on both. A block searches its range 0 alone first (slowStart): once that is let go, the
+        // window of 4 opens, the orchestrating host fills its two slots, and the other takes the ranges left
+        // waiting at its next poll. Both hold one once it has; then every range runs.
+        const holds = pair.hosts.map((host) => invocationHolds(host.url));
+        const heldOnEach = () => Promise.all(holds.map((h) => h.held('MineBlock')));
+        await Promise.all(holds.map((h) => h.hold('MineBlock')));
+        let started: Status;
+        try {
+            started = await caller.status('start_mining', JOINING.run);
+            await until(async () => (await heldOnEach()).some((ids) => ids.length > 0), 'range 0 held on a host', 60_000, 50);
+            const first = (await heldOnEach()).findIndex((ids) => ids.length > 0);
+            await holds[first]!.release('MineBlock');
+            await until(async () => (await heldOnEach()).every((ids) => ids.length > 0), 'a range held on each host', 60_000, 50);
+        } finally {
+            await Promise.all(holds.map((h) => h.stop('MineBlock')));
+        }
         const done = await pollUntilDone((id) => caller!.status('get_mining_result', { workflow_id: id }), started.workflow_id);
         assert.equal(done.status, 'completed', done.error);
-        assert.deepEqual(chainOf(done.result), CHAIN_25.slice(0, JOINING.run.blocks).map(({ index, nonce, hash }) => ({ index, nonce, hash })));
+        assert.deepEqual(chainOf(done.result), CHAIN_12.slice(0, JOINING.run.blocks).map(({ index, nonce, hash }) => ({ index, nonce, hash })));
         assert.deepEqual(resultProblems(done.result, JOINING.run.difficulty, JOINING.run.blocks), []);
         const split = pair.hosts.map((host) => mineBlocksOf(host, started.workflow_id).length);
         const orchestrator = pair.hosts.findIndex((host) => orchestrated(host, started.workflow_id));
