@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { passed, runFile } from './runner/fileRun.mjs';
 import { summary } from './runner/summary.mjs';
-import { longestFirst, QUICK_TIER, readTimes, selectFiles, writeTimes } from './runner/testFiles.mjs';
+import { committedTimes, longestFirst, QUICK_TIER, readTimes, selectFiles, writeTimes } from './runner/testFiles.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -96,7 +96,7 @@ try {
 if (files.length === 0) fail('No test files (*.test.js) were found: nothing was tested.', 1);
 
 const env = { ...process.env, PER_TEST_TIMEOUT_MS: String(perTestTimeout), ...(backends === undefined ? {} : { TEST_BACKENDS: backends }) };
-const times = readTimes(root);
+const times = { ...committedTimes(), ...readTimes(root) };
 const ordered = longestFirst(files, times);
 const queue = Array.from({ length: rounds }, (_, round) => ordered.map((file) => ({ file, round }))).flat();
 console.log(

@@ -7,8 +7,9 @@
  * - Named by their source too: `test/e2e/mcp.test.ts` means `dist/test/e2e/mcp.test.js`, `devhost/test/x.test.ts`
  *   `devhost/dist/test/x.test.js`; a folder means every test file under it.
  * - Longest first: the run is as long as its slowest file allows, so the files that took longest last time (kept
- *   in node_modules/.cache, the npm convention for a tool's cache) start first; a file never timed gets its
- *   folder's typical time. One long file left for the end would keep every other slot idle.
+ *   in node_modules/.cache, the npm convention for a tool's cache) start first. A fresh clone, as CI runs, has no
+ *   cache: it takes the times in fileTimes.json beside this file (a whole run's, copied from that cache), and a file
+ *   in neither gets its folder's typical time. One long file left for the end would keep every other slot idle.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -89,6 +90,12 @@ export function readTimes(/** @type {string} */ root) {
     } catch {
         return {};
     }
+}
+
+/** The committed times (fileTimes.json, seconds) as ms: a fresh clone's order, under this machine's own times. */
+export function committedTimes() {
+    const seconds = /** @type {Record<string, number>} */ (JSON.parse(readFileSync(new URL('./fileTimes.json', import.meta.url), 'utf8')));
+    return Object.fromEntries(Object.entries(seconds).map(([file, s]) => [file, s * 1000]));
 }
 
 /** Keeps this run's times for the next run's order (a file's latest time wins). */
