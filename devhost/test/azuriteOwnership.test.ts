@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { freeAzuritePorts, identify, isListening, startAzurite } from '../azurite';
 import type { LogRecord } from '../logger';
+import { until } from '@mcp-mining/testkit';
 
 /**
  * The Azurite the local host starts: its output in a log file (a pipe to a killed host would stop it), reuse only
@@ -128,14 +129,14 @@ describe('Azurite owned by the local host', () => {
         assert.ok(first.pid !== undefined);
         process.kill(first.pid, 'SIGINT');
         while (await isListening('127.0.0.1', ports.table)) await new Promise((resolve) => setTimeout(resolve, 50));
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        const downs = logs.filter((r) => r.level === 'error');
-        assert.equal(downs.length, 1, JSON.stringify(logs));
-        assert.match(downs[0]?.message ?? '', /Stop this host \(Ctrl-C\) and start it again/);
+        // The watch looks every 100 ms: its first look at the outage says it, and every look until the restart stays quiet.
+        const downs = () => logs.filter((r) => r.level === 'error');
+        await until(() => downs().length > 0, 'the outage said', 30_000, 20);
+        assert.match(downs()[0]?.message ?? '', /Stop this host \(Ctrl-C\) and start it again/);
         const second = await startAzurite({ location, ports, services: 'table' });
         try {
-            await new Promise((resolve) => setTimeout(resolve, 400));
-            assert.ok(logs.some((r) => /answers again/.test(r.message)), JSON.stringify(logs));
+            await until(() => logs.some((r) => /answers again/.test(r.message)), 'the return said', 30_000, 20);
+            assert.equal(downs().length, 1, JSON.stringify(logs));
         } finally {
             unwatch();
             await second.stop();

@@ -9,7 +9,7 @@ import { FunctionsCore, type RegisteredFunction } from '../worker/functionsCore'
 import { installFunctionsCore } from '../worker/installCore';
 import { Invoker } from '../worker/invoke';
 import { loadApp } from '../worker/loadApp';
-import { fixtureApp } from '@mcp-mining/testkit';
+import { fixtureApp, until } from '@mcp-mining/testkit';
 
 /**
  * The engine against a store that fails in the ways a real one can: a commit that was applied although
@@ -146,7 +146,7 @@ describe('the Durable engine when its store loses instances that ended', () => {
             await new Promise((resolve) => setTimeout(resolve, 10));
         }
     }
-    /** Longer than the engine's look at kept instances (every 2 s). */
+    /** Longer than the engine's look at kept instances (every 2 s): for what must not happen, so a late look only passes. */
     const aLookLater = () => new Promise((resolve) => setTimeout(resolve, 4500));
 
     test('a completed instance the store lost reads completed meanwhile and is written back whole', async () => {
@@ -155,7 +155,8 @@ describe('the Durable engine when its store loses instances that ended', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         await store.lose(instanceId);
         assert.equal((await engine.getInstance(instanceId))?.runtimeStatus, 'Completed');
-        await aLookLater();
+        // Written back at the engine's next look (every 2 s): waited for, not slept past.
+        await until(async () => (await store.getInstance(instanceId)) !== undefined, 'the lost instance written back', 30_000, 50);
         const stored = await store.getInstance(instanceId);
         assert.equal(stored?.runtimeStatus, 'Completed');
         assert.deepEqual(JSON.parse(stored?.output ?? 'null'), ['Hello m!', 'Hello n!']);
