@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePorts } from '@mcp-mining/devhost';
-import { CHAIN_22, describeOnEachBackend, type Mined, repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
+import { CHAIN_12, describeOnEachBackend, invocationHolds, type Mined, repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * `npm start` killed with SIGKILL in the middle of a run (its process group, less the Azurite it started, which
@@ -66,11 +66,13 @@ describeOnEachBackend('npm start killed with SIGKILL mid-run, then started again
         if (process.platform === 'linux') assert.equal(readlinkSync(`/proc/${firstAzurite}/fd/2`), join(location, 'azurite.log'), 'not a pipe to the host');
 
         let client = await connect();
-        const started = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 22, blocks: 4 } })) as CallToolResult;
+        // Mid-run as a state: a MineBlock call held in flight when the host dies (the restarted host holds nothing).
+        const holds = invocationHolds(host.url);
+        await holds.hold('MineBlock');
+        const started = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 12, blocks: 4 } })) as CallToolResult;
         const { workflow_id: id, status } = started.structuredContent as unknown as Status;
         assert.equal(status, 'running');
-        // Mid-run: the four blocks take some 17 M attempts, seconds on idle cores.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await holds.waitForHeld('MineBlock');
         await client.close().catch(() => undefined);
         await host.kill();
         assert.doesNotThrow(() => process.kill(firstAzurite, 0), 'Azurite outlives the killed host');
@@ -101,7 +103,7 @@ describeOnEachBackend('npm start killed with SIGKILL mid-run, then started again
         assert.equal(done?.status, 'completed', JSON.stringify(done));
         assert.deepEqual(
             done.result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash })),
-            CHAIN_22
+            CHAIN_12
         );
         process.stdout.write(`# [${backend}] completed ${Date.now() - killedAt} ms after the kill; slowest call ${slowest} ms\n`);
     });
