@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type AppOnAzurite, describeOnEachBackend, rawRequest, startAppOnAzurite } from '@mcp-mining/testkit';
+import { type AppOnAzurite, describeOnEachBackend, invocationHolds, rawRequest, startAppOnAzurite } from '@mcp-mining/testkit';
 import { principalTenant } from '../../src/workflow/tenant';
 
 /**
@@ -34,6 +34,9 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
             { WAIT_BUDGET_SECONDS: '0', MAX_ACTIVE_WORKFLOWS: String(CAP), WEBSITE_AUTH_ENABLED: 'True' },
             { durable: backend }
         );
+        // Every run's MineBlock calls wait in flight: the runs stay running and hash nothing, so the CPU is the
+        // flood's and the other test files', not a dozen difficulty-30 searches'. The host's stop ends them.
+        await invocationHolds(app.host.url).hold('MineBlock');
     });
     after(async () => {
         await app?.stop();
@@ -63,7 +66,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         return { http: response.status, accepted, asTask: params.task !== undefined, text };
     }
 
-    /** Start a long run (it will not end during the test): plain, or as a task. */
+    /** Start a long run (held, it never ends during the test): plain, or as a task. */
     const start = (principal: string, asTask: boolean) =>
         rpc(principal, 'tools/call', { name: 'start_mining', arguments: { difficulty: 30, blocks: 1 }, ...(asTask ? { task: {} } : {}) });
 
@@ -144,7 +147,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         assert.deepEqual(refusedOtherwise.slice(0, 3).map((a) => a.text.slice(0, 300)), [], `${refusedOtherwise.length} refusals do not name the cap`);
 
         // Withdrawn workflows end once their terminate is applied; then at most the cap run. On the real
-        // extension, with the CPUs busy mining and other suites running, that can take a minute or more. A stray
+        // extension, with the CPUs busy and other suites running, that can take a minute or more. A stray
         // (a withdraw that gave up under load) is withdrawn by a later refusal at the cap once it is past its
         // looks (src/workflow/startOrFind.ts, withdrawStrays): the attacker keeps calling, every 5 s.
         const floodEnded = Date.now();
@@ -168,7 +171,7 @@ describeOnEachBackend('one tenant floods start_mining', (backend) => {
         const late = await start(MALLORY, false);
         assert.equal(late.accepted, running.length < CAP, late.text);
 
-        // Stop the long runs, so that the host's CPUs are free for the next suites.
+        // Cancel the long runs: nothing is left running on the task hub.
         for (const id of [...running, ...(await activeIds(BOB))]) {
             await rpc(id.startsWith(principalTenant('aad', BOB).tag) ? BOB : MALLORY, 'tools/call', {
                 name: 'cancel_mining',

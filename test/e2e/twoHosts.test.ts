@@ -139,44 +139,50 @@ describe('two extension hosts on one task hub', { skip: skipReason('extension') 
         const [a, b] = pair.hosts;
         const [aliceOnA, aliceOnB, bobOnA, bobOnB] = [await caller(a), await caller(b), await caller(a, 'bob'), await caller(b, 'bob')];
         const long = { difficulty: 32, blocks: 1 };
+        // The runs' ranges wait in flight on both hosts: they stay running and hash nothing (the next test mines).
+        const holds = pair.hosts.map((host) => invocationHolds(host.url));
+        await Promise.all(holds.map((h) => h.hold('MineBlock')));
+        try {
+            // Idempotency: one key on A then B is one workflow, read and listed from either host.
+            const keyed = await aliceOnA.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
+            const again = await aliceOnB.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
+            assert.equal(again.workflow_id, keyed.workflow_id);
+            for (const c of [aliceOnA, aliceOnB]) assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'running');
 
-        // Idempotency: one key on A then B is one workflow, read and listed from either host.
-        const keyed = await aliceOnA.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
-        const again = await aliceOnB.status('start_mining', { ...long, idempotency_key: 'across-hosts' });
-        assert.equal(again.workflow_id, keyed.workflow_id);
-        for (const c of [aliceOnA, aliceOnB]) assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'running');
-
-        // Tenant scoping: bob sees none of alice's workflows, on either host, and cannot cancel them.
-        for (const c of [bobOnA, bobOnB]) {
-            assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'not_found');
-            assert.equal((await c.status('cancel_mining', { workflow_id: keyed.workflow_id })).status, 'not_found');
-        }
-
-        // The cap counts alice's workflows wherever they were started: B, then A, then the refusal on B.
-        const ids = [keyed.workflow_id];
-        ids.push((await aliceOnB.status('start_mining', long)).workflow_id);
-        ids.push((await aliceOnA.status('start_mining', long)).workflow_id);
-        const refused = await aliceOnB.raw('start_mining', long);
-        assert.equal(refused.isError, true, JSON.stringify(refused.structuredContent));
-        assert.match(JSON.stringify(refused.content), new RegExp(`MAX_ACTIVE_WORKFLOWS = ${CAP}`));
-        // bob's cap is his own.
-        const bobs = await bobOnA.status('start_mining', long);
-        assert.equal(bobs.status, 'running');
-
-        // Cancelled on the other host than the one that started each; read back as cancelled on both.
-        const cancelOn = (i: number) => (i % 2 === 0 ? aliceOnB : aliceOnA);
-        for (const [i, id] of ids.entries()) await cancelOn(i).status('cancel_mining', { workflow_id: id });
-        await bobOnB.status('cancel_mining', { workflow_id: bobs.workflow_id });
-        for (const id of ids) {
-            for (const c of [aliceOnA, aliceOnB]) {
-                const ended = await pollUntilDone((w) => c.status('get_mining_result', { workflow_id: w }), id, 120_000);
-                assert.equal(ended.status, 'failed');
-                assert.equal(ended.reason, 'cancelled');
+            // Tenant scoping: bob sees none of alice's workflows, on either host, and cannot cancel them.
+            for (const c of [bobOnA, bobOnB]) {
+                assert.equal((await c.status('get_mining_result', { workflow_id: keyed.workflow_id })).status, 'not_found');
+                assert.equal((await c.status('cancel_mining', { workflow_id: keyed.workflow_id })).status, 'not_found');
             }
+
+            // The cap counts alice's workflows wherever they were started: B, then A, then the refusal on B.
+            const ids = [keyed.workflow_id];
+            ids.push((await aliceOnB.status('start_mining', long)).workflow_id);
+            ids.push((await aliceOnA.status('start_mining', long)).workflow_id);
+            const refused = await aliceOnB.raw('start_mining', long);
+            assert.equal(refused.isError, true, JSON.stringify(refused.structuredContent));
+            assert.match(JSON.stringify(refused.content), new RegExp(`MAX_ACTIVE_WORKFLOWS = ${CAP}`));
+            // bob's cap is his own.
+            const bobs = await bobOnA.status('start_mining', long);
+            assert.equal(bobs.status, 'running');
+
+            // Cancelled on the other host than the one that started each; read back as cancelled on both.
+            const cancelOn = (i: number) => (i % 2 === 0 ? aliceOnB : aliceOnA);
+            for (const [i, id] of ids.entries()) await cancelOn(i).status('cancel_mining', { workflow_id: id });
+            await bobOnB.status('cancel_mining', { workflow_id: bobs.workflow_id });
+            for (const id of ids) {
+                for (const c of [aliceOnA, aliceOnB]) {
+                    const ended = await pollUntilDone((w) => c.status('get_mining_result', { workflow_id: w }), id, 120_000);
+                    assert.equal(ended.status, 'failed');
+                    assert.equal(ended.reason, 'cancelled');
+                }
+            }
+            // Room again: a start on either host is accepted.
+            const after = await aliceOnB.status('start_mining', { difficulty: 8, blocks: 1 });
+            assert.equal(after.status, 'running');
+        } finally {
+            await Promise.all(holds.map((h) => h.stop('MineBlock')));
         }
-        // Room again: a start on either host is accepted.
-        const after = await aliceOnB.status('start_mining', { difficulty: 8, blocks: 1 });
-        assert.equal(after.status, 'running');
     });
 
     test('SIGKILL of host A mid-run: host B finishes every workflow with the known chain', async () => {
