@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, freeAzuritePorts, isListening } from '@mcp-mining/devhost';
+import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, isListening } from '@mcp-mining/devhost';
+import { type AzuritePorts, onFreeAzuritePorts } from './freeAzuritePorts';
 
 /**
  * An Azurite this test can kill as a crash would (SIGKILL: no save on the way out, so what it acknowledged
@@ -19,18 +20,22 @@ export interface CrashableAzurite {
 
 export async function startCrashableAzurite(services: 'table' | 'all'): Promise<CrashableAzurite> {
     const location = mkdtempSync(join(tmpdir(), 'azurite-crash-'));
-    const ports = await freeAzuritePorts();
     const host = '127.0.0.1';
     const script = require.resolve(services === 'table' ? 'azurite/dist/src/table/main.js' : 'azurite/dist/src/azurite.js');
-    const args = ['--skipApiVersionCheck', '--silent', '--loose', '--location', location, '--tableHost', host, '--tablePort', String(ports.table)];
-    if (services === 'all') args.push('--blobHost', host, '--blobPort', String(ports.blob), '--queueHost', host, '--queuePort', String(ports.queue));
-    const wanted = services === 'table' ? [ports.table] : [ports.table, ports.blob, ports.queue];
+    const argsFor = (ports: AzuritePorts) => {
+        const args = ['--skipApiVersionCheck', '--silent', '--loose', '--location', location, '--tableHost', host, '--tablePort', String(ports.table)];
+        if (services === 'all') args.push('--blobHost', host, '--blobPort', String(ports.blob), '--queueHost', host, '--queuePort', String(ports.queue));
+        return args;
+    };
+    const wantedOf = (ports: AzuritePorts) => (services === 'table' ? [ports.table] : [ports.table, ports.blob, ports.queue]);
 
-    const launch = async (): Promise<ChildProcess> => {
-        const child = spawn(process.execPath, [script, ...args], { stdio: 'ignore' });
+    const launch = async (ports: AzuritePorts): Promise<ChildProcess> => {
+        const child = spawn(process.execPath, [script, ...argsFor(ports)], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
         const deadline = Date.now() + 30_000;
-        while (!(await Promise.all(wanted.map((port) => isListening(host, port)))).every(Boolean)) {
-            if (child.exitCode !== null || Date.now() > deadline) throw new Error(`Azurite did not start (exit ${child.exitCode})`);
+        while (!(await Promise.all(wantedOf(ports).map((port) => isListening(host, port)))).every(Boolean)) {
+            if (child.exitCode !== null || Date.now() > deadline) throw new Error(`Azurite did not start (exit ${child.exitCode}): ${stderr}`);
             await new Promise((resolve) => setTimeout(resolve, 100));
         }
         return child;
@@ -41,7 +46,9 @@ export async function startCrashableAzurite(services: 'table' | 'all'): Promise<
         child.kill(signal);
         await exited;
     };
-    let child = await launch();
+    const started = await onFreeAzuritePorts(launch);
+    const ports = started.ports;
+    let child = started.value;
     process.once('exit', () => child.kill('SIGKILL'));
 
     const endpoint = (port: number) => `http://${host}:${port}/${DEV_ACCOUNT}`;
@@ -52,7 +59,7 @@ export async function startCrashableAzurite(services: 'table' | 'all'): Promise<
         connectionString,
         crashAndRestart: async () => {
             await kill(child, 'SIGKILL');
-            child = await launch();
+            child = await launch(ports);
         },
         stop: async () => {
             await kill(child, 'SIGINT');

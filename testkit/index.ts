@@ -13,6 +13,7 @@ export * from './chainCheck';
 export * from './cpuLoad';
 export * from './crashableAzurite';
 export * from './expectedChains';
+export * from './freeAzuritePorts';
 export * from './fuzzRequests';
 export * from './importGraph';
 export * from './invocationHolds';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeAzuritePorts, startAzurite, type RunningAzurite } from '@mcp-mining/devhost';
+import { startAzurite } from '@mcp-mining/devhost';
+import { mustHaveStarted, onFreeAzuritePorts } from './freeAzuritePorts';
 
 export interface TestAzurite {
     connectionString: string;
@@ -20,21 +21,9 @@ export interface TestAzurite {
  */
 export async function startTestAzurite(services: 'table' | 'all' = 'table'): Promise<TestAzurite> {
     const location = mkdtempSync(join(tmpdir(), 'azurite-test-'));
-    let azurite: RunningAzurite | undefined;
-    let ports: { table: number; blob: number; queue: number } | undefined;
-    for (let attempt = 0; !azurite; attempt++) {
-        ports = await freeAzuritePorts();
-        try {
-            azurite = await startAzurite({ services, location, ports });
-            if (!azurite.started) throw new Error(`port ${ports.table} was taken meanwhile`);
-        } catch (err) {
-            azurite = undefined;
-            if (attempt >= 2) throw err;
-        }
-    }
+    const { ports: fixedPorts, value: azurite } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ services, location, ports }), ports));
     let running = azurite;
     const port = running.tablePort;
-    const fixedPorts = ports;
     return {
         connectionString: running.connectionString,
         restart: async (whileDown = async () => undefined) => {

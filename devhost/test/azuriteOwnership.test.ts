@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { freeAzuritePorts, identify, isListening, startAzurite } from '../azurite';
+import { identify, isListening, startAzurite } from '../azurite';
 import type { LogRecord } from '../logger';
-import { until } from '@mcp-mining/testkit';
+import { mustHaveStarted, onFreeAzuritePorts, until } from '@mcp-mining/testkit';
 
 /**
  * The Azurite the local host starts: its output in a log file (a pipe to a killed host would stop it), reuse only
@@ -15,16 +16,34 @@ import { until } from '@mcp-mining/testkit';
  * after the start said once.
  */
 
-const threePorts = freeAzuritePorts;
-
 function listen(server: Server, port: number): Promise<void> {
-    return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+    });
+}
+
+/** A host of its own in a child process, which starts Azurite by `script`: resolves when it prints `ready`,
+ * rejects with its output if it exits first (so a port taken meanwhile is asked again). */
+function spawnStarter(script: string) {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    const heard = new EventEmitter();
+    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => void ((output += chunk.toString()), heard.emit('data')));
+    const said = (text: string) =>
+        new Promise<void>((resolve, reject) => {
+            const look = () => output.includes(text) && resolve();
+            heard.on('data', look);
+            child.once('exit', (code) => reject(new Error(`the starter exited (${code}) before it said ${text}: ${output}`)));
+            look();
+        });
+    return { child, said, output: () => output };
 }
 
 describe('Azurite owned by the local host', () => {
     test('writes its output to a log file in its folder, not to a pipe, and runs without telemetry', async (t) => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-own-'));
-        const azurite = await startAzurite({ location, ports: await threePorts() });
+        const { value: azurite } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports }), ports));
         t.after(() => rmSync(location, { recursive: true, force: true }));
         try {
             assert.equal(azurite.started, true);
@@ -40,18 +59,16 @@ describe('Azurite owned by the local host', () => {
     });
 
     test('a port that answers, but not as Azurite, is refused, naming it', async (t) => {
-        const ports = await threePorts();
         const impostor = createServer((_req, res) => void res.writeHead(200, { server: 'nginx' }).end('hello'));
-        await listen(impostor, ports.table);
+        const { ports } = await onFreeAzuritePorts((ports) => listen(impostor, ports.table));
         t.after(() => impostor.close());
         assert.match(await identify('127.0.0.1', ports.table), /something else \(HTTP 200, Server: nginx\)/);
         await assert.rejects(startAzurite({ location: mkdtempSync(join(tmpdir(), 'azurite-imp-')), ports }), new RegExp(`table port ${ports.table} answers as something else`));
     });
 
     test('a table-only Azurite is not reused where blob and queue are needed', async (t) => {
-        const ports = await threePorts();
         const location = mkdtempSync(join(tmpdir(), 'azurite-tab-'));
-        const tableOnly = await startAzurite({ location, ports, services: 'table' });
+        const { ports, value: tableOnly } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports, services: 'table' }), ports));
         t.after(async () => {
             await tableOnly.stop();
             rmSync(location, { recursive: true, force: true });
@@ -61,13 +78,14 @@ describe('Azurite owned by the local host', () => {
     });
 
     test("an Azurite left by a host that was killed is replaced (logged); a live host's is reused", async (t) => {
-        const ports = await threePorts();
         const location = mkdtempSync(join(tmpdir(), 'azurite-orphan-'));
         t.after(() => rmSync(location, { recursive: true, force: true }));
         // A host of its own, killed with SIGKILL once its Azurite serves: Azurite is left running.
-        const script = `require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${JSON.stringify({ location, ports })}).then(() => console.log('ready'))`;
-        const host = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-        await new Promise<void>((resolve) => host.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()));
+        const { ports, value: host } = await onFreeAzuritePorts(async (ports) => {
+            const starter = spawnStarter(`require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${JSON.stringify({ location, ports })}).then(() => console.log('ready'))`);
+            await starter.said('ready');
+            return starter.child;
+        });
         const orphan = JSON.parse(readFileSync(join(location, 'azurite-owner.json'), 'utf8')) as { azuritePid: number };
         host.kill('SIGKILL');
         await new Promise((resolve) => host.once('exit', resolve));
@@ -90,25 +108,27 @@ describe('Azurite owned by the local host', () => {
     });
 
     test('hosts that share one Azurite: it outlives the host that started it and stops with the last one', async (t) => {
-        const ports = await threePorts();
         const location = mkdtempSync(join(tmpdir(), 'azurite-shared-'));
         t.after(() => rmSync(location, { recursive: true, force: true }));
         // The first host, in a process of its own: it starts Azurite, then stops as Ctrl-C would stop it.
-        const options = `{ ...${JSON.stringify({ location, ports })}, sink: (r) => console.log(r.message) }`;
-        const script = `require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${options}).then((a) => {
-            console.log('ready');
-            process.stdin.once('data', () => a.stop().then(() => console.log('stopped')));
-        })`;
-        const first = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-        let output = '';
-        const said = (text: string) => new Promise<void>((resolve) => first.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()).includes(text) && resolve()));
-        await said('ready');
+        const { ports, value: starter } = await onFreeAzuritePorts(async (ports) => {
+            const options = `{ ...${JSON.stringify({ location, ports })}, sink: (r) => console.log(r.message) }`;
+            const starter = spawnStarter(
+                `require(${JSON.stringify(require.resolve('../azurite'))}).startAzurite(${options}).then((a) => {
+                    console.log('ready');
+                    process.stdin.once('data', () => a.stop().then(() => console.log('stopped')));
+                })`,
+            );
+            await starter.said('ready');
+            return starter;
+        });
+        const first = starter.child;
         const second = await startAzurite({ location, ports });
         assert.equal(second.started, false);
         assert.match(second.description, /it stops with the last host that uses it/);
         first.stdin.write('stop\n');
-        await said('stopped');
-        assert.match(output, new RegExp(`Leaving Azurite running for the hosts that still use it \\(pid ${process.pid}\\)`));
+        await starter.said('stopped');
+        assert.match(starter.output(), new RegExp(`Leaving Azurite running for the hosts that still use it \\(pid ${process.pid}\\)`));
         assert.equal(await identify('127.0.0.1', ports.table), 'Azurite-Table', 'still serving the second host');
         const owner = JSON.parse(readFileSync(join(location, 'azurite-owner.json'), 'utf8')) as { hostPid: number };
         assert.equal(owner.hostPid, process.pid, 'handed to the host that still uses it');
@@ -119,10 +139,9 @@ describe('Azurite owned by the local host', () => {
     });
 
     test('storage that stops answering after the start is said once, with what to do, and again when back', async (t) => {
-        const ports = await threePorts();
         const location = mkdtempSync(join(tmpdir(), 'azurite-watch-'));
         t.after(() => rmSync(location, { recursive: true, force: true }));
-        const first = await startAzurite({ location, ports, services: 'table' });
+        const { ports, value: first } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports, services: 'table' }), ports));
         const logs: LogRecord[] = [];
         const unwatch = first.watch((r) => void logs.push(r), 100);
         // Stopped from outside (not by the host): an outage.

@@ -3,9 +3,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { freeAzuritePorts, freePorts, isListening, startAzurite } from '../azurite';
+import { isListening, startAzurite } from '../azurite';
 import { applyLocalSettings, readHostSettings, SettingsError } from '../settings';
-import { fixtureApp, repoRoot, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
+import { fixtureApp, mustHaveStarted, onFreeAzuritePorts, repoRoot, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 function tempApp(files: Record<string, unknown>): string {
     const dir = mkdtempSync(join(tmpdir(), 'devhost-settings-'));
@@ -75,8 +75,7 @@ describe('settings, as func start reads them', () => {
 describe('Azurite from node_modules', () => {
     test('starts with its data in the given folder, and a second start reuses the running one', async () => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-start-'));
-        const ports = await freeAzuritePorts();
-        const first = await startAzurite({ location, ports });
+        const { ports, value: first } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports }), ports));
         try {
             assert.equal(first.started, true);
             for (const port of Object.values(ports)) assert.ok(await isListening('127.0.0.1', port), `port ${port}`);
@@ -100,14 +99,16 @@ describe('the command line, as npm start runs it', () => {
         // npm start keeps it) lands in a temporary folder; Azurite on free ports, and a task hub of its own.
         const app = appCopy('durable-app');
         const data = join(app, '.azurite');
-        const ports = await freePorts(3);
-        const host = await spawnHost({
-            app,
-            storage: 'azure',
-            azurite: true,
-            args: ['--azurite-ports', ports.join(',')],
-            env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: uniqueHubName('startup') },
-        });
+        const { ports: picked, value: host } = await onFreeAzuritePorts((ports) =>
+            spawnHost({
+                app,
+                storage: 'azure',
+                azurite: true,
+                args: ['--azurite-ports', [ports.blob, ports.queue, ports.table].join(',')],
+                env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: uniqueHubName('startup') },
+            }),
+        );
+        const ports = [picked.blob, picked.queue, picked.table];
         try {
             assert.ok(host.stderr.includes(`Started Azurite (data in ${data})`), host.stderr);
             for (const port of ports) assert.ok(await isListening('127.0.0.1', port), `Azurite listens on ${port}`);

@@ -6,8 +6,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePorts } from '@mcp-mining/devhost';
-import { CHAIN_12, describeOnEachBackend, invocationHolds, type Mined, repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
+import { CHAIN_12, describeOnEachBackend, invocationHolds, type Mined, onFreeAzuritePorts, repoRoot, type SpawnedHost, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
 
 /**
  * `npm start` killed with SIGKILL in the middle of a run (its process group, less the Azurite it started, which
@@ -35,16 +34,18 @@ describeOnEachBackend('npm start killed with SIGKILL mid-run, then started again
     const location = mkdtempSync(join(tmpdir(), 'azurite-kill-'));
 
     before(async () => {
-        const ports = await freePorts(3);
-        host = await spawnHost({
-            app: repoRoot,
-            storage: 'azure',
-            azurite: true,
-            durable: backend,
-            args: ['--azurite-ports', [...ports].join(','), '--azurite-location', location],
-            // local.settings.json's own development settings (the visibility timeout among them) apply.
-            env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: uniqueHubName(`kill${backend}`), WAIT_BUDGET_SECONDS: '0' },
-        });
+        const started = await onFreeAzuritePorts((ports) =>
+            spawnHost({
+                app: repoRoot,
+                storage: 'azure',
+                azurite: true,
+                durable: backend,
+                args: ['--azurite-ports', [ports.blob, ports.queue, ports.table].join(','), '--azurite-location', location],
+                // local.settings.json's own development settings (the visibility timeout among them) apply.
+                env: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', TASKHUB_NAME: uniqueHubName(`kill${backend}`), WAIT_BUDGET_SECONDS: '0' },
+            }),
+        );
+        host = started.value;
     });
     after(async () => {
         await host?.stop();
