@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { awaitBalancedPartitions, CHAIN_12, CHAIN_22, crash, executions, invocationHolds, JOINING, type Mined, partitionOwners, pollUntilDone, resultProblems, skipReason, type SpawnedHost, startTwoHosts, type TwoHosts, until, workerName } from '@mcp-mining/testkit';
+import { awaitBalancedPartitions, CHAIN_12, crash, executions, invocationHolds, JOINING, type Mined, partitionOwners, pollUntilDone, resultProblems, skipReason, type SpawnedHost, startTwoHosts, type TwoHosts, until, workerName } from '@mcp-mining/testkit';
 
 /**
  * Two hosts on one task hub, on the real Durable extension (issue 21, point 3): the MCP SDK's client over HTTP
@@ -18,11 +18,16 @@ import { awaitBalancedPartitions, CHAIN_12, CHAIN_22, crash, executions, invocat
  */
 
 /**
- * 2^16 nonces per MineBlock call: CHAIN_22's blocks span 11 to 41 ranges, a fraction of a second each, so a kill
- * lands mid-run. Ranges this short seldom wait in the work-item queue, so the host that orchestrates a run executes
- * nearly all of it (109 and 0 in CI); JOINING is the shape in which the other takes part.
+ * Runs of CHAIN_12 (4 blocks) in 2^10-nonce ranges, 2 slots a host: the kill tests hold MineBlock on both hosts until
+ * the kill, so every run is still running when the victim dies and the victim has work in flight, however fast the
+ * machine hashes; once the survivor lets its holds go, the runs cost almost no hashing.
  */
-const FANNED_OUT = { PARALLEL_RANGES: '8', RANGE_SIZE: String(2 ** 16) };
+const FANNED_OUT = {
+    PARALLEL_RANGES: '8',
+    RANGE_SIZE: String(2 ** 10),
+    AzureFunctionsJobHost__extensions__durableTask__maxConcurrentActivityFunctions: '2',
+};
+const KILLED_RUN = { difficulty: 12, blocks: 4 } as const;
 const CAP = 3;
 
 interface Status {
@@ -35,7 +40,7 @@ interface Status {
 
 const principal = (id: string) => ({ 'x-ms-client-principal-id': id, 'x-ms-client-principal-idp': 'aad' });
 const chainOf = (result: Mined | undefined) => result?.blocks.map(({ index, nonce, hash }) => ({ index, nonce, hash }));
-const expected = CHAIN_22.map(({ index, nonce, hash }) => ({ index, nonce, hash }));
+const expected = CHAIN_12.map(({ index, nonce, hash }) => ({ index, nonce, hash }));
 
 class Caller {
     private constructor(private readonly client: Client) {}
@@ -139,7 +144,7 @@ describe('two extension hosts on one task hub', { skip: skipReason('extension') 
         const [a, b] = pair.hosts;
         const [aliceOnA, aliceOnB, bobOnA, bobOnB] = [await caller(a), await caller(b), await caller(a, 'bob'), await caller(b, 'bob')];
         const long = { difficulty: 32, blocks: 1 };
-        // The runs' ranges wait in flight on both hosts: they stay running and hash nothing (the next test mines).
+        // The runs' ranges wait in flight on both hosts: they stay running and hash nothing; the kill tests hold theirs too.
         const holds = pair.hosts.map((host) => invocationHolds(host.url));
         await Promise.all(holds.map((h) => h.hold('MineBlock')));
         try {
@@ -211,19 +216,23 @@ describe('two extension hosts on one task hub, host B killed', { skip: skipReaso
 });
 
 /**
- * Once each host leases two of the four control-queue partitions, starts runs of CHAIN_22 on both hosts, a tenant
- * each (so no cap refuses one), until the victim orchestrates at least one (each run has an even chance); kills the victim once it has executed MineBlock
- * calls of that one, then polls every run on the survivor to the end. Measures the takeover: from the kill to
- * the survivor's first line about each orphaned workflow, and to the last completion.
+ * Once each host leases two of the four control-queue partitions, and with MineBlock held on both hosts, starts runs
+ * of CHAIN_12 on both hosts, a tenant each (so no cap refuses one), until the victim orchestrates at least one (each
+ * run has an even chance) and at least four wait on their first range (more than the survivor's two slots, so the
+ * victim takes some); kills the victim once it holds a MineBlock call in flight, lets the survivor's holds go, then
+ * polls every run on the survivor to the end. Measures the takeover: from the kill to the survivor's first line
+ * about each orphaned workflow, and to the last completion.
  */
 async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: SpawnedHost, tenant: string) => Promise<Caller>): Promise<void> {
     const victim = pair.hosts[victimIndex];
     const survivor = pair.hosts[1 - victimIndex] as SpawnedHost;
+    const holds = pair.hosts.map((host) => invocationHolds(host.url));
+    await Promise.all(holds.map((h) => h.hold('MineBlock')));
     const runs: { id: string; tenant: string }[] = [];
     const startRun = async (i: number) => {
         const tenant = `kill${victimIndex}-${i}`;
         const on = await caller(pair.hosts[i % 2] as SpawnedHost, tenant);
-        runs.push({ id: (await on.status('start_mining', { difficulty: 22, blocks: 4 })).workflow_id, tenant });
+        runs.push({ id: (await on.status('start_mining', KILLED_RUN)).workflow_id, tenant });
     };
     const placed = () => runs.every(({ id }) => pair.hosts.some((host) => orchestrated(host, id)));
     const orphans = () => runs.filter(({ id }) => orchestrated(victim, id));
@@ -232,16 +241,13 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
     await awaitBalancedPartitions(pair);
     process.stdout.write(`# the partitions were two and two ${Date.now() - balancing} ms after the test began\n`);
     const deadline = Date.now() + 60_000;
-    while (orphans().length === 0) {
+    while (orphans().length === 0 || runs.length < 4) {
         assert.ok(runs.length < 8 && Date.now() < deadline, `the victim orchestrated none of ${runs.length} runs`);
         await Promise.all([0, 1].map((k) => startRun(runs.length + k)));
         while (!placed() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const orphaned = orphans().map(({ id }) => id);
-    while (!orphaned.some((id) => mineBlocksOf(victim, id).length > 0)) {
-        assert.ok(Date.now() < deadline, 'the victim ran no MineBlock of its workflows');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const inFlight = await holds[victimIndex]!.waitForHeld('MineBlock', 1, Math.max(0, deadline - Date.now()));
     const readers = await Promise.all(runs.map(({ tenant }) => caller(survivor, tenant)));
     const status = (i: number) => readers[i]!.status('get_mining_result', { workflow_id: runs[i]!.id });
     const stillRunning = (await Promise.all(runs.map((_, i) => status(i)))).filter((s) => s.status === 'running').length;
@@ -250,6 +256,7 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
     const killedAt = Date.now();
     await crash(victim);
     assert.throws(() => process.kill(victim.pid!, 0), 'the victim is gone');
+    await holds[1 - victimIndex]!.stop('MineBlock');
 
     // The survivor's first lines about each orphaned workflow after the kill (looked for every 200 ms): an
     // activity (from the shared work-item queue, at once) and its orchestrator (once its partition is the survivor's).
@@ -267,14 +274,15 @@ async function killMidRun(pair: TwoHosts, victimIndex: 0 | 1, caller: (host: Spa
         const completedAfter = Date.now() - killedAt;
         const times = (seen: Map<string, number>) => orphaned.map((id) => (seen.has(id) ? `${seen.get(id)} ms` : 'none')).join(', ');
         process.stdout.write(
-            `# killed host ${'AB'[victimIndex]} with ${stillRunning} of ${runs.length} runs running, ${orphaned.length} orchestrated by it; ` +
+            `# killed host ${'AB'[victimIndex]} with ${stillRunning} of ${runs.length} runs running, ${orphaned.length} orchestrated by it, ` +
+                `${inFlight.length} MineBlock call(s) in flight on it; ` +
                 `the survivor's first MineBlock of each after ${times(firstSeen.activity)}, its orchestrator after ${times(firstSeen.orchestrator)}; ` +
                 `all completed ${completedAfter} ms after the kill\n`
         );
         for (const [i, done] of results.entries()) {
             assert.equal(done.status, 'completed', `${runs[i]!.id}: ${done.error}`);
             assert.deepEqual(chainOf(done.result), expected, `${runs[i]!.id} has the known chain`);
-            assert.deepEqual(resultProblems(done.result, 22, 4), []);
+            assert.deepEqual(resultProblems(done.result, KILLED_RUN.difficulty, KILLED_RUN.blocks), []);
         }
         assert.ok(stillRunning > 0, 'runs were still running at the kill');
     } catch (error) {
