@@ -1,4 +1,4 @@
-import { freeAzuritePorts, type RunningAzurite } from '@mcp-mining/devhost';
+import { type AzuriteOptions, freeAzuritePorts, type RunningAzurite, startAzurite } from '@mcp-mining/devhost';
 
 export type AzuritePorts = Awaited<ReturnType<typeof freeAzuritePorts>>;
 
@@ -22,8 +22,15 @@ export async function onFreeAzuritePorts<T>(start: (ports: AzuritePorts) => Prom
     }
 }
 
-/** For a start that must be this test's own emulator: a reused one means another took the port meanwhile. */
-export function mustHaveStarted(azurite: RunningAzurite, ports: AzuritePorts): RunningAzurite {
-    if (!azurite.started) throw new Error(`port ${ports.table} was taken meanwhile, by ${azurite.description}`);
-    return azurite;
+/**
+ * An Azurite of the test's own on free ports (asked again when one was taken meanwhile): a running emulator that
+ * answers on a picked port is another's, never reused.
+ */
+export async function startOwnAzurite(options: Omit<AzuriteOptions, 'ports'>): Promise<{ ports: AzuritePorts; azurite: RunningAzurite }> {
+    const { ports, value: azurite } = await onFreeAzuritePorts(async (ports) => {
+        const azurite = await startAzurite({ ...options, ports });
+        if (!azurite.started) throw new Error(`port ${ports.table} was taken meanwhile, by ${azurite.description}`);
+        return azurite;
+    });
+    return { ports, azurite };
 }

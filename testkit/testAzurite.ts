@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAzurite } from '@mcp-mining/devhost';
-import { mustHaveStarted, onFreeAzuritePorts } from './freeAzuritePorts';
+import { startOwnAzurite } from './freeAzuritePorts';
 
 export interface TestAzurite {
     connectionString: string;
@@ -21,7 +21,7 @@ export interface TestAzurite {
  */
 export async function startTestAzurite(services: 'table' | 'all' = 'table'): Promise<TestAzurite> {
     const location = mkdtempSync(join(tmpdir(), 'azurite-test-'));
-    const { ports: fixedPorts, value: azurite } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ services, location, ports }), ports));
+    const { ports: fixedPorts, azurite } = await startOwnAzurite({ services, location });
     let running = azurite;
     const port = running.tablePort;
     return {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { identify, isListening, startAzurite } from '../azurite';
 import type { LogRecord } from '../logger';
-import { mustHaveStarted, onFreeAzuritePorts, until } from '@mcp-mining/testkit';
+import { onFreeAzuritePorts, startOwnAzurite, until } from '@mcp-mining/testkit';
 
 /**
  * The Azurite the local host starts: its output in a log file (a pipe to a killed host would stop it), reuse only
@@ -43,7 +43,7 @@ function spawnStarter(script: string) {
 describe('Azurite owned by the local host', () => {
     test('writes its output to a log file in its folder, not to a pipe, and runs without telemetry', async (t) => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-own-'));
-        const { value: azurite } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports }), ports));
+        const { azurite } = await startOwnAzurite({ location });
         t.after(() => rmSync(location, { recursive: true, force: true }));
         try {
             assert.equal(azurite.started, true);
@@ -68,7 +68,7 @@ describe('Azurite owned by the local host', () => {
 
     test('a table-only Azurite is not reused where blob and queue are needed', async (t) => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-tab-'));
-        const { ports, value: tableOnly } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports, services: 'table' }), ports));
+        const { ports, azurite: tableOnly } = await startOwnAzurite({ location, services: 'table' });
         t.after(async () => {
             await tableOnly.stop();
             rmSync(location, { recursive: true, force: true });
@@ -141,7 +141,7 @@ describe('Azurite owned by the local host', () => {
     test('storage that stops answering after the start is said once, with what to do, and again when back', async (t) => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-watch-'));
         t.after(() => rmSync(location, { recursive: true, force: true }));
-        const { ports, value: first } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports, services: 'table' }), ports));
+        const { ports, azurite: first } = await startOwnAzurite({ location, services: 'table' });
         const logs: LogRecord[] = [];
         const unwatch = first.watch((r) => void logs.push(r), 100);
         // Stopped from outside (not by the host): an outage.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isListening, startAzurite } from '../azurite';
 import { applyLocalSettings, readHostSettings, SettingsError } from '../settings';
-import { fixtureApp, mustHaveStarted, onFreeAzuritePorts, repoRoot, spawnHost, uniqueHubName } from '@mcp-mining/testkit';
+import { fixtureApp, onFreeAzuritePorts, repoRoot, spawnHost, startOwnAzurite, uniqueHubName } from '@mcp-mining/testkit';
 
 function tempApp(files: Record<string, unknown>): string {
     const dir = mkdtempSync(join(tmpdir(), 'devhost-settings-'));
@@ -75,7 +75,7 @@ describe('settings, as func start reads them', () => {
 describe('Azurite from node_modules', () => {
     test('starts with its data in the given folder, and a second start reuses the running one', async () => {
         const location = mkdtempSync(join(tmpdir(), 'azurite-start-'));
-        const { ports, value: first } = await onFreeAzuritePorts(async (ports) => mustHaveStarted(await startAzurite({ location, ports }), ports));
+        const { ports, azurite: first } = await startOwnAzurite({ location });
         try {
             assert.equal(first.started, true);
             for (const port of Object.values(ports)) assert.ok(await isListening('127.0.0.1', port), `port ${port}`);
