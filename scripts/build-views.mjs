@@ -8,7 +8,8 @@
  * - Each job's spec comes from its compiled definition (dist/src/jobs, src/views/viewSpec.ts); its renderer, when it
  *   has one, is the `resultView` of src/jobs/{folder}/resultView.ts, matched to the job by the name it gives.
  * - esbuild bundles the view, the job's renderer and the MCP Apps client library (@modelcontextprotocol/ext-apps)
- *   into one script, inlined with the styles into the document: the view loads nothing from anywhere. zod's message
+ *   into one script, inlined into the document with the styles as a string it attaches itself (a host may move or
+ *   drop the document's head): the view loads nothing from anywhere. zod's message
  *   translations are left out but English (onlyEnglish): the library reaches zod's whole namespace (`z.config`), and
  *   the view shows none of its messages; that halves the document.
  *
@@ -82,9 +83,11 @@ function escapeHtml(text) {
 
 async function viewOf(spec, renderer, css) {
     const entry = [
+        // First: zod's settings must hold before ext-apps builds its schemas (src/views/app/zodJitless.ts).
+        "import './src/views/app/zodJitless.ts';",
         "import { mountWorkflowView } from './src/views/app/main.ts';",
         renderer === undefined ? 'const resultView = undefined;' : `import { resultView } from '${renderer}';`,
-        `mountWorkflowView(${JSON.stringify(spec)}, resultView);`,
+        `mountWorkflowView(${JSON.stringify(spec)}, resultView, ${JSON.stringify(css)});`,
     ].join('\n');
     const bundled = await build({
         stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: `${spec.job}-view.ts` },
@@ -108,7 +111,6 @@ async function viewOf(spec, renderer, css) {
         `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         `<title>${escapeHtml(spec.title)}</title>`,
-        `<style>${css}</style>`,
         '</head>',
         '<body>',
         `<script>${inlineScript(js)}</script>`,
