@@ -23,9 +23,17 @@ export interface RunFacts {
     message?: string;
 }
 
-/** A job's view, `ui://{job}/workflow` (one per job, named by its start and get tools). */
+/** A job's view, `ui://{job}/workflow` (one per job, named by its start tool only: one view per run in the chat). */
 export function viewUri(jobName: string): string {
     return `ui://${jobName}/workflow`;
+}
+
+/**
+ * The job's app-only status tool, `{job}_view_status`: what its view polls (MCP Apps visibility `["app"]`), so that the
+ * model's own polls, through the job's get tool, add no view to the chat (src/mcp/tools/viewStatusTool.ts).
+ */
+export function viewStatusToolName(jobName: string): string {
+    return `${jobName}_view_status`;
 }
 
 /**
@@ -38,7 +46,8 @@ export interface ViewSpec {
     job: string;
     /** "Mining workflow". */
     title: string;
-    tools: { start: string; get: string; cancel: string };
+    /** `status` is the app-only tool it polls; `get` is the model's, named in what it says. */
+    tools: { start: string; get: string; status: string; cancel: string };
     /** The result's JSON Schema (as the result is answered). */
     resultSchema: unknown;
 }

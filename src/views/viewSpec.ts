@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JobDefinition } from '../jobs/job';
-import type { ViewSpec } from './contract';
+import { viewStatusToolName, type ViewSpec } from './contract';
 
 /** A job's view spec (./contract.ts) from its definition: run by scripts/build-views.mjs, in Node, at build time. */
 export function viewSpecOf(job: JobDefinition): ViewSpec {
@@ -8,7 +8,7 @@ export function viewSpecOf(job: JobDefinition): ViewSpec {
     return {
         job: job.name,
         title: job.noun.charAt(0).toUpperCase() + job.noun.slice(1),
-        tools: { start: start.name, get: get.name, cancel: cancel.name },
+        tools: { start: start.name, get: get.name, status: viewStatusToolName(job.name), cancel: cancel.name },
         resultSchema: z.toJSONSchema(job.result.schema, { io: 'output', unrepresentable: 'any' }),
     };
 }

@@ -4,8 +4,8 @@ import type { ViewSpec } from './contract';
 
 /**
  * How a job's view follows its run: it shows the tool answer it was opened with, then, while the run is open, calls
- * the job's get tool through the host after each answer's `poll_after_seconds`, and stops at a closed status. Cancel
- * calls the job's cancel tool and shows its answer (and polls on if the end is not visible yet). It keeps nothing of
+ * the job's app-only status tool (`{job}_view_status`) through the host after each answer's `poll_after_seconds`,
+ * and stops at a closed status. Cancel calls the job's cancel tool and shows its answer (and polls on if the end is not visible yet). It keeps nothing of
  * its own: every state it shows is one answer's. Timers and the host's tool call are given, so the unit tests drive it.
  */
 
@@ -89,7 +89,7 @@ export class RunWatch {
         const generation = this.generation;
         let answer: ToolAnswer;
         try {
-            answer = await this.deps.callTool(this.spec.tools.get, { workflow_id: workflowId });
+            answer = await this.deps.callTool(this.spec.tools.status, { workflow_id: workflowId });
         } catch (error) {
             if (generation === this.generation) this.retry(`The status could not be read (${messageOf(error)}).`);
             return;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ALL_JOBS, type AppOnAzurite, type Backend, type Browser, type CallTool, CHAIN_12, chromiumSkip, describeOnEachBackend, invocationHolds, JOB_FIXTURES, launchBrowser, MINING_FIXTURE, PROTOCOL_2026, quickRedelivery, startAppOnAzurite, untilProcessIdle, ViewHost } from '@mcp-mining/testkit';
+import { ALL_JOBS, appCallable, type AppOnAzurite, type Backend, type Browser, type CallTool, CHAIN_12, chromiumSkip, describeOnEachBackend, invocationHolds, JOB_FIXTURES, launchBrowser, MINING_FIXTURE, PROTOCOL_2026, quickRedelivery, startAppOnAzurite, untilProcessIdle, ViewHost } from '@mcp-mining/testkit';
 
 /**
  * Each job's view (MCP Apps) in a real browser: headless Chromium on a test host page that embeds the view with the
@@ -62,6 +62,11 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
         const call2025: CallTool = async (params) => (await apps2025.callTool({ name: params.name, arguments: params.arguments ?? {} })) as Record<string, unknown>;
         const call2026: CallTool = async (params) => (await apps2026.callTool({ name: params.name, arguments: params.arguments ?? {} })) as Record<string, unknown>;
 
+        /** A host page whose view may call only the tools the listing lets an app call, as every host must. */
+        async function openHostOn(client: Client2025 | Client, callTool: CallTool): Promise<ViewHost> {
+            return openHost(appCallable((await client.listTools()).tools, callTool));
+        }
+
         async function viewOf(client: { readResource(params: { uri: string }): Promise<{ contents: unknown[] }> }, uri: string) {
             const { contents } = await client.readResource({ uri });
             const [content] = contents as Array<{ uri: string; mimeType?: string; text?: string; _meta?: { ui?: { csp?: { connectDomains?: string[]; resourceDomains?: string[] } } } }>;
@@ -94,14 +99,15 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             }
         }
 
-        test('2025 era: the tools name the views, the views are listed and read as MCP App HTML with an empty CSP domain list', async () => {
+        test('2025 era: the start tools name the views, each has an app-only status tool, the views are listed and read as MCP App HTML with an empty CSP domain list', async () => {
             const { tools } = await apps2025.listTools();
-            const uiOf = (name: string) => (tools.find((tool) => tool.name === name)?._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri;
+            const uiOf = (name: string) => (tools.find((tool) => tool.name === name)?._meta as { ui?: { resourceUri?: string; visibility?: string[] } } | undefined)?.ui;
             const views = JOB_FIXTURES.map((fixture) => [fixture, `ui://${fixture.job}/workflow`] as const);
             for (const [fixture, uri] of views) {
-                assert.equal(uiOf(fixture.tools.start), uri);
-                assert.equal(uiOf(fixture.tools.get), uri);
+                assert.deepEqual(uiOf(fixture.tools.start), { resourceUri: uri });
+                assert.equal(uiOf(fixture.tools.get), undefined, 'the get tool names no view: the model\'s polls add none to the chat');
                 assert.equal(uiOf(fixture.tools.cancel), undefined, 'the cancel tool shows no view');
+                assert.deepEqual(uiOf(`${fixture.job}_view_status`), { visibility: ['app'] }, 'the view polls through a tool of its own');
                 const { html, csp } = await viewOf(apps2025, uri);
                 assert.match(html, /^<!DOCTYPE html>/);
                 assert.deepEqual(csp, { connectDomains: [], resourceDomains: [] });
@@ -121,7 +127,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             assert.equal(result.structuredContent?.status, 'running', JSON.stringify(result.structuredContent));
             assert.ok(result._meta?.workflow, 'the answer carries the run facts for the view');
             const workflowId = String(result.structuredContent?.workflow_id);
-            const host = await openHost(call2025);
+            const host = await openHostOn(apps2025, call2025);
             await host.show({ ...(await viewOf(apps2025, 'ui://mining/workflow')), toolName: 'start_mining', toolInput: MINING_ARGS, toolResult: result });
             let shot = false;
             let letGo = -1;
@@ -167,7 +173,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             assert.notEqual(await host.view.locator('dd.elapsed').textContent(), '—');
             assert.equal(await host.view.locator('button.cancel').isHidden(), true, 'no Cancel once it ended');
 
-            // Opened again later from the same tool result alone: the same run, its end read through the get tool.
+            // Opened again later from the same tool result alone: the same run, its end read through the app-only status tool.
             await host.closeView();
             const calls = host.calls.length;
             await host.show({ ...(await viewOf(apps2025, 'ui://mining/workflow')), toolName: 'start_mining', toolInput: MINING_ARGS, toolResult: result });
@@ -176,7 +182,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             assert.equal(await host.view.locator('.workflow code').textContent(), workflowId);
             await host.screenshot(`mining-reopened-${backend}`);
             assert.ok(host.calls.length > calls, 'the reopened view asked the server');
-            assert.deepEqual([...new Set(host.calls)], ['get_mining_result'], 'the view called the job\'s get tool only');
+            assert.deepEqual([...new Set(host.calls)], ['mining_view_status'], 'the view polled through its app-only status tool only');
             assert.deepEqual(host.requests, [], 'the view asked the network for nothing');
         });
 
@@ -187,7 +193,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             const result = (await call2025({ name: 'start_mining', arguments: MINING_FIXTURE.long })) as ToolResult;
             assert.equal(result.structuredContent?.status, 'running');
             const workflowId = String(result.structuredContent?.workflow_id);
-            const host = await openHost(call2025);
+            const host = await openHostOn(apps2025, call2025);
             await host.show({ ...(await viewOf(apps2025, 'ui://mining/workflow')), toolName: 'start_mining', toolInput: MINING_FIXTURE.long, toolResult: result });
             await host.waitForPhase('running', 30_000);
             await host.screenshot(`mining-before-cancel-${backend}`);
@@ -207,7 +213,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             const { tools } = await apps2026.listTools();
             assert.equal((tools.find((tool) => tool.name === 'start_prime_count')?._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri, 'ui://count_primes/workflow');
             const result = (await call2026({ name: 'start_prime_count', arguments: PRIMES_ARGS })) as ToolResult;
-            const host = await openHost(call2026);
+            const host = await openHostOn(apps2026, call2026);
             await host.show({ ...(await viewOf(apps2026, 'ui://count_primes/workflow')), toolName: 'start_prime_count', toolInput: PRIMES_ARGS, toolResult: result });
             await host.waitForPhase('completed');
             const facts = await host.view.locator('dl.facts').innerText();
@@ -223,7 +229,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
                 const uri = `ui://${fixture.job}/workflow`;
                 const result = (await call2026({ name: fixture.tools.start, arguments: fixture.inline })) as ToolResult;
                 assert.equal((result.structuredContent as { status?: string } | undefined)?.status, 'completed', JSON.stringify(result));
-                const host = await openHost(call2026);
+                const host = await openHostOn(apps2026, call2026);
                 await host.show({ ...(await viewOf(apps2026, uri)), toolName: fixture.tools.start, toolInput: fixture.inline, toolResult: result });
                 await host.waitForPhase('completed');
                 // The result section the job's renderer (or the layout from its result schema) drew, and nothing loaded.
@@ -248,6 +254,7 @@ describeOnEachBackend('MCP Apps: each job\'s view in Chromium, against the app o
             ] as const) {
                 const { tools } = await client.listTools();
                 assert.deepEqual(tools.filter((tool) => tool._meta !== undefined).map((tool) => tool.name), [], `${era}: no tool names a view`);
+                assert.deepEqual(tools.filter((tool) => tool.name.endsWith('_view_status')), [], `${era}: no app-only tool`);
                 assert.deepEqual((await client.listResources()).resources, [], `${era}: no resource listed`);
                 await assert.rejects(client.readResource({ uri: 'ui://mining/workflow' }), /not found/i, `${era}: the view is not there`);
                 const answer = (await client.callTool({ name: 'start_mining', arguments: { difficulty: 4, blocks: 1 } })) as ToolResult;

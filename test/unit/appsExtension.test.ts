@@ -89,19 +89,21 @@ describe('MCP Apps in the 2025 era (stateless)', () => {
         assert.equal((plain.answer.result as { capabilities: { extensions?: unknown } }).capabilities.extensions, undefined);
     });
 
-    it('with that session id: the start and get tools name their view, the views are listed and read, answers carry run facts', async () => {
+    it('with that session id: the start tools name their view, the app-only status tools are listed, the views are listed and read, answers carry run facts', async () => {
         const session = { 'mcp-session-id': uiSessionId() };
         const { answer: list } = await post2025(rpc('tools/list'), session);
-        const tools = (list.result as { tools: Array<{ name: string; _meta?: { ui?: { resourceUri?: string } } }> }).tools;
+        const tools = (list.result as { tools: Array<{ name: string; _meta?: { ui?: unknown } }> }).tools;
         assert.deepEqual(
-            tools.map((t) => [t.name, t._meta?.ui?.resourceUri]),
+            tools.map((t) => [t.name, t._meta?.ui]),
             [
-                ['start_mining', 'ui://mining/workflow'],
-                ['get_mining_result', 'ui://mining/workflow'],
+                ['start_mining', { resourceUri: 'ui://mining/workflow' }],
+                ['get_mining_result', undefined],
                 ['cancel_mining', undefined],
-                ['start_prime_count', 'ui://count_primes/workflow'],
-                ['get_prime_count_result', 'ui://count_primes/workflow'],
+                ['mining_view_status', { visibility: ['app'] }],
+                ['start_prime_count', { resourceUri: 'ui://count_primes/workflow' }],
+                ['get_prime_count_result', undefined],
                 ['cancel_prime_count', undefined],
+                ['count_primes_view_status', { visibility: ['app'] }],
             ]
         );
         const { answer: listed } = await post2025(rpc('resources/list'), session);
@@ -111,7 +113,7 @@ describe('MCP Apps in the 2025 era (stateless)', () => {
         assert.equal(content?.mimeType, APP_HTML_MIME_TYPE);
         assert.match(content?.text ?? '', /^<!DOCTYPE html>/);
         assert.deepEqual(content?._meta, { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } });
-        const { answer: got } = await post2025(rpc('tools/call', { name: 'get_mining_result', arguments: { workflow_id: 'shared-3f1c0b52-0e7e-4c9b-9a55-0c2f6f4c1d2e' } }), session);
+        const { answer: got } = await post2025(rpc('tools/call', { name: 'mining_view_status', arguments: { workflow_id: 'shared-3f1c0b52-0e7e-4c9b-9a55-0c2f6f4c1d2e' } }), session);
         const facts = (got.result as { _meta?: { workflow?: Record<string, unknown> } })._meta?.workflow;
         assert.equal(facts?.created_at, CREATED);
         assert.equal(facts?.updated_at, '2026-01-02T03:04:06.500Z');
@@ -131,15 +133,28 @@ describe('MCP Apps in the 2025 era (stateless)', () => {
         }
         const { answer } = await post2025(rpc('resources/read', { uri: 'ui://mining/workflow' }));
         assert.equal((answer.error as { code: number }).code, -32602);
+        const { answer: appOnly } = await post2025(rpc('tools/call', { name: 'mining_view_status', arguments: { workflow_id: 'shared-3f1c0b52-0e7e-4c9b-9a55-0c2f6f4c1d2e' } }));
+        assert.deepEqual(appOnly.error, { code: -32602, message: 'Tool mining_view_status not found' }, 'the app-only tool is unknown to a client without views');
+        const { answer: listed } = await post2025(rpc('tools/list'));
+        assert.equal((listed.result as { tools: Array<{ name: string }> }).tools.some((t) => t.name.endsWith('_view_status')), false);
     });
 });
 
 describe('MCP Apps in the 2026-07-28 era (per-request envelope)', () => {
     it('a request that declares it gets the views; one that does not gets none', async () => {
-        const withUi = (await post2026('tools/list', {}, true)).tools as Array<{ name: string; _meta?: { ui?: { resourceUri?: string } } }>;
-        assert.equal(withUi.find((t) => t.name === 'get_prime_count_result')?._meta?.ui?.resourceUri, 'ui://count_primes/workflow');
-        const without = (await post2026('tools/list', {}, false)).tools as Array<{ _meta?: unknown }>;
+        const withUi = (await post2026('tools/list', {}, true)).tools as Array<{ name: string; _meta?: { ui?: unknown } }>;
+        assert.deepEqual(
+            withUi.filter((t) => t._meta?.ui !== undefined).map((t) => [t.name, t._meta?.ui]),
+            [
+                ['start_mining', { resourceUri: 'ui://mining/workflow' }],
+                ['mining_view_status', { visibility: ['app'] }],
+                ['start_prime_count', { resourceUri: 'ui://count_primes/workflow' }],
+                ['count_primes_view_status', { visibility: ['app'] }],
+            ]
+        );
+        const without = (await post2026('tools/list', {}, false)).tools as Array<{ name: string; _meta?: unknown }>;
         assert.deepEqual(without.filter((t) => t._meta !== undefined), []);
+        assert.equal(without.some((t) => t.name.endsWith('_view_status')), false, 'no app-only tool without views');
         assert.deepEqual(((await post2026('resources/list', {}, true)).resources as Array<{ uri: string }>).map((r) => r.uri), ['ui://mining/workflow', 'ui://count_primes/workflow']);
         assert.deepEqual((await post2026('resources/list', {}, false)).resources, []);
         const read = (await post2026('resources/read', { uri: 'ui://count_primes/workflow' }, true)).contents as Array<{ mimeType: string }>;

@@ -178,12 +178,12 @@ function heldWatch() {
 }
 
 describe('how a view follows its run', () => {
-    it('polls the get tool at each answer\'s poll_after_seconds and stops at a closed status', async () => {
-        const w = watched({ get_mining_result: [running({ done: 2 }), completed] });
+    it('polls the app-only status tool at each answer\'s poll_after_seconds and stops at a closed status', async () => {
+        const w = watched({ mining_view_status: [running({ done: 2 }), completed] });
         w.watch.accept(running());
         assert.equal(await w.fire(), 2000);
         assert.equal(await w.fire(), 2000);
-        assert.deepEqual(w.calls, ['get_mining_result', 'get_mining_result']);
+        assert.deepEqual(w.calls, ['mining_view_status', 'mining_view_status']);
         assert.deepEqual(w.shown, ['running', 'running', 'completed']);
         assert.equal(w.pending(), 0, 'no poll after completed');
     });
@@ -200,7 +200,7 @@ describe('how a view follows its run', () => {
     });
 
     it('a failed call is not the end of the run: the view says so and tries again, slower', async () => {
-        const w = watched({ get_mining_result: [new Error('host unreachable'), { isError: true, content: [{ type: 'text', text: 'The workflow service did not answer.' }] }, completed] });
+        const w = watched({ mining_view_status: [new Error('host unreachable'), { isError: true, content: [{ type: 'text', text: 'The workflow service did not answer.' }] }, completed] });
         w.watch.accept(running());
         await w.fire();
         assert.match(w.notes.at(-1) ?? '', /could not be read \(host unreachable\)\. Trying again in 4 s/);
@@ -220,7 +220,7 @@ describe('how a view follows its run', () => {
             w.watch.accept(running());
             await w.fire();
             const cancelling = w.watch.cancel();
-            assert.deepEqual(w.calls, ['get_mining_result', 'cancel_mining']);
+            assert.deepEqual(w.calls, ['mining_view_status', 'cancel_mining']);
             await w.answer(1, end);
             await cancelling;
             await w.answer(0, running({ done }));

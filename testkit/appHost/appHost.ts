@@ -72,6 +72,25 @@ export async function launchBrowser(): Promise<Browser> {
 
 export type CallTool = (params: { name: string; arguments?: Record<string, unknown> }) => Promise<Record<string, unknown>>;
 
+/** A listed tool as the host reads it: its name and MCP Apps `_meta.ui`. */
+export interface ListedTool {
+    name: string;
+    _meta?: Record<string, unknown>;
+}
+
+/**
+ * What a host lets a view call, as the spec has it: "Host MUST reject tools/call requests from apps for tools that
+ * don't include "app"" in their visibility (default both; SEP-1865). VS Code does the same. Any other tool is refused.
+ */
+export function appCallable(tools: readonly ListedTool[], callTool: CallTool): CallTool {
+    return async (params) => {
+        const tool = tools.find((listed) => listed.name === params.name);
+        const visibility = (tool?._meta?.ui as { visibility?: string[] } | undefined)?.visibility ?? ['model', 'app'];
+        if (tool === undefined || !visibility.includes('app')) throw new Error(`The host does not let a view call ${params.name}`);
+        return callTool(params);
+    };
+}
+
 export interface ViewToOpen {
     html: string;
     csp?: { connectDomains?: string[]; resourceDomains?: string[] };

@@ -13,7 +13,7 @@ import {
     type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { catalogFor, type Catalog } from '../catalog';
+import { catalogFor, uiToolMeta, type Catalog } from '../catalog';
 import { toolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { registerBoundedTaskResult } from '../sdk/boundedTaskResult';
@@ -21,7 +21,7 @@ import { answerToolCalls } from '../sdk/toolCall2025';
 import { workflowUriTemplate } from '../workflowLink';
 import { readWorkflowResource, workflowResourceMetadata } from '../workflowResource';
 import { UI_EXTENSION } from '../uiExtension';
-import { viewContents, viewListing, viewToolMeta } from '../workflowView';
+import { viewContents, viewListing } from '../workflowView';
 import { DurableTaskStore } from './taskStore';
 import { SERVER_INFO } from '../../appInfo';
 import type { WorkflowDeps } from '../../workflow/workflowDeps';
@@ -54,7 +54,7 @@ function capabilities(identified: boolean, ui: boolean): ServerCapabilities {
 
 interface Listings {
     tools: ListToolsResult;
-    /** The same tools, each job's start and get tools naming its view (MCP Apps). */
+    /** The same tools with each job's app-only view status tool, and their `_meta.ui` (MCP Apps, ../catalog.ts). */
     toolsWithViews: ListToolsResult;
     resourceTemplates: ListResourceTemplatesResult;
     templates: ReadonlyArray<{ template: UriTemplate; job: Catalog['jobs'][number] }>;
@@ -76,12 +76,12 @@ function listingsOf(catalog: Catalog): Listings {
             outputSchema: toJsonSchemaCompat(definition.outputSchema, { strictUnions: true, pipeStrategy: 'output' }),
         }));
         const toolsWithViews = tools.map((tool, i) => {
-            const view = catalog.tools[i]?.view;
-            return view === undefined ? tool : { ...tool, _meta: viewToolMeta(view) };
+            const meta = uiToolMeta(catalog.tools[i]!);
+            return meta === undefined ? tool : { ...tool, _meta: meta };
         });
         const resourceTemplates = catalog.jobs.map((job) => ({ name: job.resource.name, uriTemplate: workflowUriTemplate(job), ...workflowResourceMetadata(job) }));
         const templates = catalog.jobs.map((job) => ({ template: new UriTemplate(workflowUriTemplate(job)), job }));
-        found = { tools: { tools } as ListToolsResult, toolsWithViews: { tools: toolsWithViews } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
+        found = { tools: { tools: tools.filter((_, i) => catalog.tools[i]?.appOnly !== true) } as ListToolsResult, toolsWithViews: { tools: toolsWithViews } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
         listings.set(catalog, found);
     }
     return found;

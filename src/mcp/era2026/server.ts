@@ -1,5 +1,5 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
-import { catalogFor, type Catalog, type ServedTool } from '../catalog';
+import { catalogFor, offeredTools, uiToolMeta, type Catalog, type ServedTool } from '../catalog';
 import { toolDeps, type ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
@@ -15,7 +15,7 @@ import { readWorkflowResource, workflowResourceMetadata } from '../workflowResou
 import { registerTaskMethods } from './taskMethods';
 import { clientDeclaresTasks, TASKS_EXTENSION } from './tasksExtension';
 import { UI_EXTENSION } from '../uiExtension';
-import { viewContents, viewMetadata, viewToolMeta } from '../workflowView';
+import { viewContents, viewMetadata } from '../workflowView';
 import { SERVER_INFO } from '../../appInfo';
 import type { StartArgs } from '../../jobs/job';
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
@@ -101,11 +101,12 @@ export function buildModernServer(workflowDeps: WorkflowDeps, ui = false): McpSe
     const deps = toolDeps(workflowDeps);
     const server = new McpServer(SERVER_INFO, { capabilities: ui ? WITH_VIEWS : MODERN_CAPABILITIES, instructions: catalog.instructions });
     const listed = schemasOf(catalog);
-    for (const served of catalog.tools) {
+    for (const served of offeredTools(catalog, ui)) {
         const { name, title, description, inputSchema, annotations } = served.definition;
         const { input, output } = listed.get(name)!;
         // The arguments are checked here, not by McpServer, for the message a model reads (../sdk/standardSchema.ts).
-        const meta = ui && served.view !== undefined ? { _meta: viewToolMeta(served.view) } : {};
+        const uiMeta = ui ? uiToolMeta(served) : undefined;
+        const meta = uiMeta === undefined ? {} : { _meta: uiMeta };
         server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations, ...meta }, async (raw, ctx) => {
             const checked = await checkArguments(inputSchema, raw);
             if ('error' in checked) return checked.error as CallToolResult;

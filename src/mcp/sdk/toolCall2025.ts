@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Catalog, ServedTool } from '../catalog';
+import { offeredTool, type Catalog, type ServedTool } from '../catalog';
 import type { ToolDeps } from '../deps';
 import { progressReporter } from '../progress';
 import { taskAsStarted, taskOptions, toTask } from '../taskModel';
@@ -13,7 +13,8 @@ import { resultForClient } from './resourceLinks';
 /**
  * Seam, @modelcontextprotocol/sdk 1.32.2: the 2025 era's tools/call, on the SDK's low-level Server. It answers
  * where McpServer's own handler would not as the 2025-11-25 spec and a bounded call ask:
- * - an unknown tool is a JSON-RPC error (-32602), not an isError result;
+ * - an unknown tool is a JSON-RPC error (-32602), not an isError result (so is an app-only tool to a client that did
+ *   not declare MCP Apps);
  * - a plain call of a start tool (taskSupport 'optional') runs its budgeted wait, not McpServer's automatic task
  *   polling, which waits without a bound;
  * - a task-augmented call that cannot create a task (invalid arguments, a reused key, a bad ttl, a cap's refusal)
@@ -28,7 +29,7 @@ import { resultForClient } from './resourceLinks';
 export function answerToolCalls(server: Server, catalog: Catalog, deps: ToolDeps, forView = false): void {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const { name, arguments: raw, task } = request.params;
-        const served = catalog.byName.get(name);
+        const served = offeredTool(catalog, name, forView);
         if (served === undefined) throw rpcError(ErrorCode.InvalidParams, `Tool ${name} not found`);
         const checked = await checkArguments(served.definition.inputSchema, raw);
         if (task !== undefined) {
