@@ -11,8 +11,8 @@ import { loadView, viewToolMeta, type ServedView } from './workflowView';
 /**
  * What both eras serve that does not depend on the request: the jobs ENABLED_JOBS names, each one's three tool
  * definitions and its view (MCP Apps, ./workflowView.ts) with the app-only tool the view polls, the server's
- * instructions. Built once per configuration (in
- * practice once per process): a request brings only its caller (./deps.ts) and whether it shows views.
+ * instructions. Built once per configuration (in practice once per process): a request brings only its caller
+ * (./deps.ts) and whether it shows views.
  */
 
 export interface ServedTool {

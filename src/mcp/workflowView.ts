@@ -70,7 +70,8 @@ export function viewContents(view: ServedView) {
     return { contents: [{ uri: view.uri, mimeType: APP_HTML_MIME_TYPE, text: view.html, _meta: VIEW_RESOURCE_META }] };
 }
 
-function capitalized(text: string): string {
+/** "Mining workflow" of "mining workflow": how a title starts. */
+export function capitalized(text: string): string {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

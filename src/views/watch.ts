@@ -5,8 +5,8 @@ import type { ViewSpec } from './contract';
 /**
  * How a job's view follows its run: it shows the tool answer it was opened with, then, while the run is open, calls
  * the job's app-only status tool (`{job}_view_status`) through the host after each answer's `poll_after_seconds`,
- * and stops at a closed status. Cancel calls the job's cancel tool and shows its answer (and polls on if the end is not visible yet). It keeps nothing of
- * its own: every state it shows is one answer's. Timers and the host's tool call are given, so the unit tests drive it.
+ * and stops at a closed status. Cancel calls the job's cancel tool and shows its answer (and polls on if the end is not
+ * visible yet). It keeps nothing of its own: every state it shows is one answer's. Timers and the host's tool call are given, so the unit tests drive it.
  */
 
 export interface WatchDeps {

@@ -13,7 +13,7 @@ import {
     type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { catalogFor, uiToolMeta, type Catalog } from '../catalog';
+import { catalogFor, offeredTools, uiToolMeta, type Catalog } from '../catalog';
 import { toolDeps } from '../deps';
 import { BACKEND_UNAVAILABLE } from '../refusalText';
 import { registerBoundedTaskResult } from '../sdk/boundedTaskResult';
@@ -66,22 +66,27 @@ const listings = new WeakMap<Catalog, Listings>();
 function listingsOf(catalog: Catalog): Listings {
     let found = listings.get(catalog);
     if (found === undefined) {
-        const tools = catalog.tools.map(({ definition, starts }) => ({
-            name: definition.name,
-            title: definition.title,
-            description: definition.description,
-            inputSchema: toJsonSchemaCompat(definition.inputSchema, { strictUnions: true, pipeStrategy: 'input' }),
-            annotations: definition.annotations,
-            execution: { taskSupport: starts ? ('optional' as const) : ('forbidden' as const) },
-            outputSchema: toJsonSchemaCompat(definition.outputSchema, { strictUnions: true, pipeStrategy: 'output' }),
-        }));
-        const toolsWithViews = tools.map((tool, i) => {
-            const meta = uiToolMeta(catalog.tools[i]!);
-            return meta === undefined ? tool : { ...tool, _meta: meta };
-        });
+        const listed = new Map(
+            catalog.tools.map((served) => {
+                const { definition, starts } = served;
+                const tool = {
+                    name: definition.name,
+                    title: definition.title,
+                    description: definition.description,
+                    inputSchema: toJsonSchemaCompat(definition.inputSchema, { strictUnions: true, pipeStrategy: 'input' }),
+                    annotations: definition.annotations,
+                    execution: { taskSupport: starts ? ('optional' as const) : ('forbidden' as const) },
+                    outputSchema: toJsonSchemaCompat(definition.outputSchema, { strictUnions: true, pipeStrategy: 'output' }),
+                };
+                const meta = uiToolMeta(served);
+                return [served, { tool, withView: meta === undefined ? tool : { ...tool, _meta: meta } }] as const;
+            })
+        );
+        const tools = offeredTools(catalog, false).map((served) => listed.get(served)!.tool);
+        const toolsWithViews = offeredTools(catalog, true).map((served) => listed.get(served)!.withView);
         const resourceTemplates = catalog.jobs.map((job) => ({ name: job.resource.name, uriTemplate: workflowUriTemplate(job), ...workflowResourceMetadata(job) }));
         const templates = catalog.jobs.map((job) => ({ template: new UriTemplate(workflowUriTemplate(job)), job }));
-        found = { tools: { tools: tools.filter((_, i) => catalog.tools[i]?.appOnly !== true) } as ListToolsResult, toolsWithViews: { tools: toolsWithViews } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
+        found = { tools: { tools } as ListToolsResult, toolsWithViews: { tools: toolsWithViews } as ListToolsResult, resourceTemplates: { resourceTemplates }, templates };
         listings.set(catalog, found);
     }
     return found;

@@ -3,6 +3,7 @@ import type { ToolDefinition } from './toolDefinition';
 import type { WorkflowIdInput } from './workflowIdInput';
 import type { JobDefinition } from '../../jobs/job';
 import { viewStatusToolName } from '../../views/contract';
+import { capitalized } from '../workflowView';
 
 /**
  * A job's app-only status tool (MCP Apps `_meta.ui.visibility: ["app"]`): what the job's view polls. It answers as the
@@ -13,7 +14,7 @@ import { viewStatusToolName } from '../../views/contract';
  */
 export function viewStatusTool(job: JobDefinition): ToolDefinition<WorkflowIdInput> {
     const get = getResultTool(job);
-    const title = `${job.noun.charAt(0).toUpperCase()}${job.noun.slice(1)} view status`;
+    const title = `${capitalized(job.noun)} view status`;
     return {
         ...get,
         name: viewStatusToolName(job.name),
